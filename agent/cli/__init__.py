@@ -1,0 +1,47 @@
+"""The ``fireplan`` command line.
+
+Each sub-command lives in its own module with a ``register(subparsers)``
+function; user mistakes (``FireplanError``) become one line on stderr and exit
+code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.errors import FireplanError
+
+from . import demo, odds
+
+__all__ = ["main", "build_parser"]
+
+COMMANDS = (odds, demo)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="fireplan",
+        description="AI opponent and tactics planner for WWII tabletop battles.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in COMMANDS:
+        command.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args) or 0
+    except FireplanError as error:
+        print(f"fireplan {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("fireplan: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

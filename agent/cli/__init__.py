@@ -12,11 +12,11 @@ import sys
 
 from engine.errors import FireplanError
 
-from . import demo, odds
+from . import check, demo, odds
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = (odds, demo)
+COMMANDS = (odds, check, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

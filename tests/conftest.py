@@ -1,0 +1,16 @@
+"""Shared fixtures: where the maps are, and the scenario files among them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MAPS = ROOT / "maps"
+SCENARIO_FILES = sorted(path for path in MAPS.glob("*.json") if not path.name.endswith(".schema.json"))
+
+
+@pytest.fixture(params=SCENARIO_FILES, ids=[path.stem for path in SCENARIO_FILES])
+def scenario_path(request) -> Path:
+    return request.param

@@ -38,6 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     except FireplanError as error:
         print(f"fireplan {args.command}: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader (``| head``) went away: not an error of ours
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("fireplan: interrupted", file=sys.stderr)
         return 130

@@ -7,6 +7,7 @@ objectives, limits, weather). Game states will be created from it.
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -116,6 +117,17 @@ class Scenario:
     @property
     def table(self) -> BaseGeometry:
         return shapely.box(0.0, 0.0, self.width, self.depth)
+
+    def new_game(self, seed: int | None = 0):
+        """A fresh game state of this scenario under its ruleset; same seed, same game.
+
+        Each ruleset package provides ``engine.rulesets.<name>.game.new_game(scenario, seed)``.
+        """
+        module = importlib.import_module(f"engine.rulesets.{self.ruleset.name}.game")
+        return module.new_game(self, seed)
+
+    def other_side(self, side_id: str) -> Side:
+        return self.sides[1] if self.sides[0].id == side_id else self.sides[0]
 
     def side(self, side_id: str) -> Side:
         for side in self.sides:

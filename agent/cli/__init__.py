@@ -12,11 +12,11 @@ import sys
 
 from engine.errors import FireplanError
 
-from . import check, demo, odds
+from . import check, demo, odds, smoke
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = (odds, check, demo)
+COMMANDS = (odds, check, demo, smoke)
 
 
 def build_parser() -> argparse.ArgumentParser:

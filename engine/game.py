@@ -95,6 +95,10 @@ class GameState(ABC):
     def returns(self) -> dict[str, float]:
         """+1 / -1 / 0 per side at the end; 0 for both before it."""
 
+    def score(self) -> dict[str, float]:
+        """Scaled point difference per side (positive is good), for analysis and for greedy play."""
+        raise NotImplementedError
+
     def require(self, condition: bool, reason: str) -> None:
         """Raise ``IllegalActionError(reason)`` unless ``condition``: for rules checks in ``_apply``."""
         if not condition:

@@ -412,6 +412,10 @@ class MetState(GameState):
             return None
         return a if self.morale[a] > self.morale[b] else b
 
+    def score(self) -> dict[str, float]:
+        """Scaled Morale Point difference per side (MET-21 as CHQ-29), the same measure CHQ's ``score`` gives."""
+        return self.point_difference()
+
     def point_difference(self) -> dict[str, float]:
         """Morale point difference per side, scaled by both sides' starting points (for analysis)."""
         a, b = self.table.sides

@@ -31,6 +31,9 @@ from shapely.geometry import MultiPolygon, Polygon
 from shapely.geometry.base import BaseGeometry
 
 from .errors import FireplanError
+from .numbers import as_point as _point
+from .numbers import finite_number as _finite
+from .numbers import positive_number as _positive
 
 __all__ = [
     "Density",
@@ -52,40 +55,6 @@ Point = tuple[float, float]
 # --------------------------------------------------------------------------------------------
 # validation helpers: user mistakes become FireplanError, never a shapely or numpy traceback
 # --------------------------------------------------------------------------------------------
-
-
-def _point(value, name: str) -> Point:
-    """Return ``value`` as a finite ``(x, y)`` tuple of floats, or raise FireplanError naming it."""
-    try:
-        x, y = value
-        x, y = float(x), float(y)
-    except (TypeError, ValueError):
-        raise FireplanError(f"{name} must be a pair of numbers (x, y), got {value!r}") from None
-    if not (math.isfinite(x) and math.isfinite(y)):
-        raise FireplanError(f"{name} must have finite coordinates, got ({x}, {y})")
-    return (x, y)
-
-
-def _positive(value, name: str) -> float:
-    """Return ``value`` as a finite float > 0, or raise FireplanError naming it."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise FireplanError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(number) or number <= 0.0:
-        raise FireplanError(f"{name} must be a finite number greater than 0, got {value!r}")
-    return number
-
-
-def _finite(value, name: str) -> float:
-    """Return ``value`` as a finite float, or raise FireplanError naming it."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise FireplanError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise FireplanError(f"{name} must be finite, got {value!r}")
-    return number
 
 
 def _check_area(geometry, name: str) -> Polygon | MultiPolygon:

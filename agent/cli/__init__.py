@@ -13,6 +13,7 @@ import sys
 from engine.errors import FireplanError
 
 from . import check, demo, odds, smoke
+from .args import OneLineParser
 
 __all__ = ["main", "build_parser"]
 
@@ -20,11 +21,11 @@ COMMANDS = (odds, check, demo, smoke)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fireplan",
         description="AI opponent and tactics planner for WWII tabletop battles.",
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True, parser_class=OneLineParser)
     for command in COMMANDS:
         command.register(subparsers)
     return parser

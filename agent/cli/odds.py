@@ -20,22 +20,20 @@ import argparse
 import json
 import sys
 from fractions import Fraction
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable
 
 from engine.errors import FireplanError
+
 from engine.rulesets import load_ruleset
 from engine.rulesets.chq.fire import FireOdds, chq_fire_odds, comms_odds, tot_fire_odds
+
+from .args import OneLineParser
 
 __all__ = ["register", "register_chq", "RULESET_COMMANDS", "fire_report"]
 
 TN_RANGE = (1, 12)
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit 2), pointing at ``--help``."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 # ---------------------------------------------------------------- argument types
@@ -81,7 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Exact odds of a fire, a time-on-target pool or a comms check, with and without smoke.",
     )
     rulesets = parser.add_subparsers(
-        dest="ruleset", metavar="RULESET", required=True, parser_class=_OneLineParser
+        dest="ruleset", metavar="RULESET", required=True, parser_class=OneLineParser
     )
     for add_ruleset in RULESET_COMMANDS:
         add_ruleset(rulesets)

@@ -21,21 +21,19 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Any, Callable, NoReturn
+from typing import Any, Callable
 
 from engine.errors import FireplanError
+
 from engine.geometry import Density, bearing_vector
 from engine.rulesets import load_ruleset
 from engine.rulesets.met.smoke import SMOKE_TYPES, SmokeLaying, WindBand, artillery_smoke
 
+from .args import OneLineParser
+
 __all__ = ["register", "register_met", "RULESET_COMMANDS", "smoke_report", "draw_smoke"]
 
 
-class _OneLineParser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on stderr (exit 2), pointing at ``--help``."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 # ---------------------------------------------------------------- argument types
@@ -95,8 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="where a smoke screen will lie and how dense it is in each period",
         description="Where an artillery smoke screen will lie and how dense it is in each period, for a wind and rain.",
     )
-    parser.__class__ = _OneLineParser  # made by the main parser's class; its errors too are one line
-    rulesets = parser.add_subparsers(dest="ruleset", metavar="RULESET", required=True, parser_class=_OneLineParser)
+    rulesets = parser.add_subparsers(dest="ruleset", metavar="RULESET", required=True, parser_class=OneLineParser)
     for add_ruleset in RULESET_COMMANDS:
         add_ruleset(rulesets)
 

@@ -45,6 +45,7 @@ from shapely.geometry import Polygon
 
 from engine.errors import FireplanError
 from engine.geometry import Density, Screen, bearing_vector, rectangle
+from engine.numbers import finite_number as _finite
 from engine.rulesets import RulesetData
 
 from .data import met_rules, schedule
@@ -178,16 +179,6 @@ class SmokeLaying:
                 ]
             )
         return periods
-
-
-def _finite(value, name: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise FireplanError(f"{name} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise FireplanError(f"{name} must be finite, got {value!r}")
-    return number
 
 
 def _strip(poa, axis: float, width: float, start: float, end: float) -> Polygon:

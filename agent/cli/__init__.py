@@ -12,12 +12,12 @@ import sys
 
 from engine.errors import FireplanError
 
-from . import check, demo, odds, smoke
+from . import check, demo, odds, render, smoke
 from .args import OneLineParser
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = (odds, check, demo, smoke)
+COMMANDS = (odds, smoke, check, render, demo)
 
 
 def build_parser() -> argparse.ArgumentParser:

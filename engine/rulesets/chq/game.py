@@ -218,6 +218,11 @@ class ChqState(GameState):
             return {s: 0.0 for s in self.facts.side_ids}
         return result(self.facts, self.morale, self.collapsed)
 
+    @property
+    def scenario(self):
+        """The scenario this game was made from."""
+        return self.facts.scenario
+
     def score(self) -> dict[str, float]:
         """Scaled Morale Point difference per side (CHQ-29), for analysis."""
         return scaled_score(self.facts, self.morale)

@@ -1,0 +1,7 @@
+"""``python -m agent.cli`` is ``fireplan``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,70 @@
+"""Hostile files: every command that reads a scenario refuses each with one sentence and exit code 2, quickly."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.cli import main
+from tests.conftest import MAPS
+
+BAD = Path(__file__).resolve().parent.parent / "data" / "bad"
+BAD_FILES = sorted(BAD.glob("*.json"))
+
+#: Every command that reads a scenario file, as argv with ``{file}`` and ``{tmp}`` to fill in.
+FILE_COMMANDS = {
+    "check": ["check", "{file}"],
+    "render": ["render", "{file}", "-o", "{tmp}/out.png"],
+    "demo": ["demo", "--scenario", "{file}"],
+}
+
+
+def _argv(template, file, tmp):
+    return [part.format(file=file, tmp=tmp) for part in template]
+
+
+def test_corpus_has_at_least_forty_files():
+    assert len(BAD_FILES) >= 40
+
+
+@pytest.mark.parametrize("command", sorted(FILE_COMMANDS))
+@pytest.mark.parametrize("path", BAD_FILES, ids=[p.stem for p in BAD_FILES])
+def test_hostile_file_is_refused_in_one_sentence(path, command, tmp_path, capsys):
+    started = time.perf_counter()
+    assert main(_argv(FILE_COMMANDS[command], path, tmp_path)) == 2
+    assert time.perf_counter() - started < 10, "a hostile file must be refused in bounded time"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert str(path) in err and "Traceback" not in err
+    assert not (tmp_path / "out.png").exists()
+
+
+def _write_large(tmp_path: Path, units: int) -> Path:
+    data = json.loads((MAPS / "chq_saint_aubin.json").read_text())
+    data["units"] = [{"id": f"u{i}", "card": "x", "side": "us"} for i in range(units)]
+    path = tmp_path / f"units-{units}.json"
+    path.write_text(json.dumps(data, separators=(",", ":")))
+    return path
+
+
+@pytest.mark.parametrize("units, words", [(100_000, "at most 2000 items"), (300_000, "at most 5 MB")])
+def test_enormous_files_are_refused_quickly(tmp_path, capsys, units, words):
+    path = _write_large(tmp_path, units)
+    started = time.perf_counter()
+    assert main(["check", str(path)]) == 2
+    assert time.perf_counter() - started < 10
+    assert words in capsys.readouterr().err
+
+
+def test_the_installed_command_prints_no_traceback(tmp_path):
+    for name in ("deeply-nested-arrays.json", "binary.json", "nan-literal.json"):
+        result = subprocess.run(
+            [sys.executable, "-m", "agent.cli", "check", str(BAD / name)], capture_output=True, text=True, timeout=60
+        )
+        assert result.returncode == 2
+        assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1

@@ -42,10 +42,15 @@ __all__ = [
 ]
 
 
-def direct_smoke_polygon(firer, aim, rules: RulesetData | None = None) -> Polygon:
-    """The 75 m x 50 m screen centred on ``aim``: wide across the line from ``firer``."""
+def direct_smoke_polygon(firer, aim, rules: RulesetData | None = None, facing: float = 0.0) -> Polygon:
+    """The 75 m x 50 m screen centred on ``aim``: wide across the line from ``firer``.
+
+    A round that lands on the firer itself (it moved onto its aim) has no line
+    of fire; the screen then lies across the firer's ``facing``.
+    """
     width, depth = met_rules(rules).setting("direct_smoke_size")
-    return rectangle(aim, width, depth, bearing_between(firer, aim))
+    same_point = tuple(map(float, firer)) == tuple(map(float, aim))
+    return rectangle(aim, width, depth, facing if same_point else bearing_between(firer, aim))
 
 
 def direct_smoke_fn(range_m: float, partial_smoke: bool = False, rules: RulesetData | None = None) -> int | None:

@@ -216,6 +216,13 @@ class MetState(GameState):
         ``screens[t]`` are the option's screens ``t`` periods from now, ``t = 0`` being the
         rest of this period; ``actions`` are legal in that phase.
 
+    known_pieces(side) -> tuple[dict, ...]
+        The pieces on the table as ``observation(side)`` shows them (a blind is a blind).
+    sight_between(side, observers, targets, *, screens=(), fo=False, threat=True) -> dict
+        Sight, screens crossed, FN modifier and exact threat between any pieces ``side`` knows
+        of (or pieces standing elsewhere, or points), with hypothetical screens, in bulk and
+        without reading what ``side`` may not know (see ``hooks.sight_between``).
+
     Other queries: :meth:`sight`, :meth:`in_cover`, :meth:`threatened` (MET-8),
     :meth:`aim_points`, :meth:`screens_now`, :meth:`battery_smoke`, :meth:`winner`,
     :meth:`point_difference`; ``history`` narrates every order and roll.
@@ -415,6 +422,32 @@ class MetState(GameState):
     def score(self) -> dict[str, float]:
         """Scaled Morale Point difference per side (MET-21 as CHQ-29), the same measure CHQ's ``score`` gives."""
         return self.point_difference()
+
+    # ------------------------------------------------------------------ search hooks (search_hooks.py)
+    def plan_scope(self, side: str):
+        """``("met", period, stage)`` while ``side`` orders its part of a phase, else None."""
+        from .search_hooks import plan_scope
+
+        return plan_scope(self, side)
+
+    def resample_hidden(self, side: str, rng) -> "MetState":
+        """A clone with what ``side`` may not know (dummies, elements under blinds, the enemy's
+        orders of this phase) redrawn; see ``search_hooks.resample_hidden``."""
+        from .search_hooks import resample_hidden
+
+        return resample_hidden(self, side, rng)
+
+    def features(self, side: str) -> dict[str, float]:
+        """The situation for ``side`` in morale points: morale, objectives, pressure, risk."""
+        from .search_hooks import features
+
+        return features(self, side)
+
+    def describe_actions(self, actions) -> list[dict]:
+        """What each legal action does (kind, actors, exact harm, advance, cover)."""
+        from .search_hooks import describe_actions
+
+        return describe_actions(self, actions)
 
     def point_difference(self) -> dict[str, float]:
         """Morale point difference per side, scaled by both sides' starting points (for analysis)."""
@@ -1100,7 +1133,7 @@ class MetState(GameState):
         for firer_id, aim, deviation in self._landed_smoke:
             firer = self.elements[firer_id]
             dx, dy = deviation.offset
-            polygon = direct_smoke_polygon(firer.position, aim, self.rules)
+            polygon = direct_smoke_polygon(firer.position, aim, self.rules, firer.facing)
             polygon = shapely.affinity.translate(polygon, dx, dy) if deviation.distance else polygon
             densities = direct_smoke_densities(self.table.wind_knots, self.table.rain, "BE", self.rules)
             if densities is None:
@@ -1332,6 +1365,14 @@ class MetState(GameState):
     def smoke_options(self, side: str, phase: str | None = None) -> list[SmokeOption]:
         """Screens ``side`` may lay in ``phase`` (default: the current one); see the class docstring."""
         return hooks.smoke_options(self, side, phase)
+
+    def known_pieces(self, side: str) -> tuple[dict, ...]:
+        """The pieces on the table as ``side`` observes them; see the class docstring."""
+        return hooks.known_pieces(self, side)
+
+    def sight_between(self, side: str, observers, targets, *, screens=(), fo: bool = False, threat: bool = True) -> dict:
+        """Bulk sight between pieces as ``side`` knows them; see the class docstring."""
+        return hooks.sight_between(self, side, observers, targets, screens=screens, fo=fo, threat=threat)
 
     # ------------------------------------------------------------------ convenience
     def apply_text(self, text: str) -> None:

@@ -111,3 +111,13 @@ def test_met_13_life_as_a_mortar_screen_or_by_the_wind():
     state.apply_action(HIT)
     (screen,) = [ms for ms in state.screens if ms.kind == "direct"]
     assert [d.value for d in screen.screen.densities] == ["partial", "full", "full", "partial"]
+
+
+def test_met_13_smoke_round_landing_on_its_firer_lies_across_the_firers_facing():
+    """MET-13 regression (found by the property tests): a firer that moved onto its aim point has no line of
+    fire; the 75 m x 50 m screen then lies across its facing instead of failing."""
+    from engine.rulesets.met.direct_smoke import direct_smoke_polygon
+
+    polygon = direct_smoke_polygon((100.0, 100.0), (100.0, 100.0), facing=90.0)
+    minx, miny, maxx, maxy = polygon.bounds
+    assert (maxx - minx, maxy - miny) == pytest.approx((50.0, 75.0))  # 50 deep along the facing (east), 75 across

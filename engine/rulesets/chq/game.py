@@ -83,6 +83,12 @@ class ChqState(GameState):
         one pulse or Logistics Phase; ``screens`` assumes the Comms Check passes).
     ``sight_lines(side) -> dict``
         ``{(observer, target): screens crossed}`` for every line the side sees.
+    ``known_pieces(side) -> tuple[dict, ...]``
+        The pieces on the table as ``observation(side)`` shows them (a Blind is a Blind).
+    ``sight_between(side, observers, targets, *, screens=(), fo=False, threat=True) -> dict``
+        Sight, range band, smoke, TN modifier and exact threat between any pieces ``side``
+        knows of (or pieces standing elsewhere, or points), with hypothetical screens, in bulk
+        and without reading what ``side`` may not know (see ``hooks.sight_between``).
     ``describe()``
         One paragraph of the situation, for narration and debugging.
     """
@@ -227,6 +233,36 @@ class ChqState(GameState):
         """Scaled Morale Point difference per side (CHQ-29), for analysis."""
         return scaled_score(self.facts, self.morale)
 
+    # ================================================================== search hooks (search_hooks.py)
+    @property
+    def scenario(self):
+        """The scenario this game is played on (as on every ruleset's state)."""
+        return self.facts.scenario
+
+    def plan_scope(self, side: str):
+        """The stretch of decisions ``side`` is in (a pulse, a barrage round, ...), or None."""
+        from .search_hooks import plan_scope
+
+        return plan_scope(self, side)
+
+    def resample_hidden(self, side: str, rng) -> "ChqState":
+        """A clone with what ``side`` may not know (dummies, units under Blinds) redrawn."""
+        from .search_hooks import resample_hidden
+
+        return resample_hidden(self, side, rng)
+
+    def features(self, side: str) -> dict[str, float]:
+        """The situation for ``side`` in Morale Points: morale, objectives, pressure, risk."""
+        from .search_hooks import features
+
+        return features(self, side)
+
+    def describe_actions(self, actions) -> list[dict]:
+        """What each legal action does (kind, actors, exact harm, advance, cover, cost)."""
+        from .search_hooks import describe_actions
+
+        return describe_actions(self, actions)
+
     def observation(self, side: str):
         from .observation import observe
 
@@ -242,6 +278,23 @@ class ChqState(GameState):
         from .hooks import smoke_options
 
         return smoke_options(self, side)
+
+    def fire_planning(self):
+        """What the fire and barrage planners ask (hooks.FirePlanning): legal missions with their
+        chances, exact landing outcomes per piece, the public Blind briefing, threat as a side knows it."""
+        from .hooks import FirePlanning
+
+        return FirePlanning(self)
+
+    def known_pieces(self, side: str) -> tuple[dict, ...]:
+        from .hooks import known_pieces
+
+        return known_pieces(self, side)
+
+    def sight_between(self, side: str, observers, targets, *, screens=(), fo: bool = False, threat: bool = True) -> dict:
+        from .hooks import sight_between
+
+        return sight_between(self, side, observers, targets, screens=screens, fo=fo, threat=threat)
 
     def sight_lines(self, side: str) -> dict[tuple[str, str], int]:
         table = self.sight(side)

@@ -1,0 +1,324 @@
+"""Search hooks of the MET state: what the AI's search needs beyond the contract.
+
+``plan_scope`` names the stretch of decisions a side is in (its part of one phase of one
+period); ``resample_hidden`` redraws what a side may not know (which blinds are dummies,
+which element is under each, the orders the enemy declared this phase) consistently with its
+observation; ``features`` measures the situation in morale points; ``describe_actions`` says
+what each legal order does, with exact hit and deviation odds. They read the state and never
+change it; :class:`~engine.rulesets.met.game.MetState` exposes them as thin methods.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .actions import DirectSmoke, Discharge, End, Fire, Grenade, Hold, Launch, Mission, Move, Reload, Thrower
+from .deviation import deviation_distribution
+from .elements import Element
+from .hooks import exact_threat
+from .resolution import Status, fire_number, hit_probability, morale_loss_outcomes
+from .sightlines import cover_mask
+
+__all__ = ["plan_scope", "resample_hidden", "features", "describe_actions"]
+
+_MARKERS: dict[int, tuple] = {}
+
+
+def plan_scope(state, side: str):
+    """``("met", period, stage)`` while ``side`` orders its part of a phase; None otherwise.
+
+    A stage is one side's part of one phase (movement, direct fire, artillery) of a period,
+    so a plan made for a scope covers every order of that part up to its ``end``.
+    """
+    if state.over or state.side_to_act != side:
+        return None
+    return ("met", state.period, state.stage)
+
+
+def _start_markers(state) -> dict[str, tuple[float, float]]:
+    """Where each blind marker stood when the game began (public: the markers were on the table)."""
+    scenario = state.scenario
+    cached = _MARKERS.get(id(scenario))
+    if cached is None or cached[0] is not scenario:
+        where = {blind.id: tuple(map(float, blind.position)) for blind in scenario.blinds}
+        for spec in scenario.units:  # a real blind marks where its element is (MetState.__init__)
+            if spec.blind in where and spec.position is not None:
+                where[spec.blind] = (float(spec.position[0]), float(spec.position[1]))
+        if len(_MARKERS) > 64:
+            _MARKERS.clear()
+        cached = _MARKERS[id(scenario)] = (scenario, where)
+    return cached[1]
+
+
+def resample_hidden(state, side: str, rng):
+    """A clone whose facts hidden from ``side`` are redrawn, consistent with ``observation(side)``.
+
+    Hidden from ``side``: which of the enemy's blinds are dummies, which element is under
+    each real one, and the orders the enemy declared in this phase (fire and artillery are
+    declared at once, MET-19, so the second side does not see the first's). The redraw reads
+    only what ``side`` knows: the enemy's order of battle (public), the elements it has
+    located or seen destroyed, and the markers on the table. A dummy never moves, so a marker
+    that has left its starting place is real; otherwise every way of putting the unseen
+    elements under the markers is equally likely. An element under a blind is fresh (a blind
+    is revealed before it is hit or lays smoke). When the enemy has declared orders this
+    phase that ``side`` cannot see, they are withdrawn and the clone is put back at the
+    enemy's declaration (``current_player()`` is then the enemy): the caller plays them from
+    its own model of the enemy. The clone's generator is reseeded from ``rng``.
+    """
+    table = state.table
+    enemy = table.other(side)
+    located = {view.id for view in state.observation(side).enemy}
+    live = sorted(b.id for b in state.blinds.values() if b.owner == enemy)
+    unseen = sorted(
+        e.id for e in state.elements.values()
+        if e.side == enemy and not e.is_battery and e.alive and e.id not in located
+    )
+    start = _start_markers(state)
+    moved = [b for b in live if tuple(state.blinds[b].position) != start.get(b)]
+    still = [b for b in live if b not in moved]
+    extra = max(0, len(unseen) - len(moved))
+    chosen = [still[i] for i in rng.permutation(len(still))[:extra]] if extra else []
+    real = moved[: len(unseen)] + chosen
+    order = [real[i] for i in rng.permutation(len(real))]
+    placed = dict(zip(unseen, order))
+    world = state.clone()
+    world.rng = np.random.default_rng(int(rng.integers(2**63)))
+    for b in live:
+        world.blinds[b].dummy = b not in placed.values()
+    specs = {spec.id: spec for spec in state.scenario.units}
+    enemy_stage = table.sides.index(enemy)
+    moved_already = state.stage > enemy_stage  # the enemy's movement of this period is over
+    for eid in unseen:
+        fresh = Element.from_spec(specs[eid])
+        b = placed.get(eid)
+        if b is None:  # more unseen elements than markers: only if the observation were inconsistent
+            fresh.status = Status.DESTROYED
+        else:
+            fresh.position = tuple(world.blinds[b].position)
+            fresh.blind = b
+        fresh.acted = moved_already
+        world.elements[eid] = fresh
+    if state.phase != "move" and state.stage % 2 == 1 and side == table.sides[1]:
+        # whatever the enemy declared (or not) this phase is hidden: withdraw it and replay
+        world.orders = [(s, order) for s, order in world.orders if s != enemy]
+        world.stage -= 1
+    world._pos_version += 1
+    world._version += 1
+    world._picture_cache = world._cover_cache = world._threat_cache = world._legal_cache = None
+    world._candidates = {}
+    return world
+
+
+def features(state, side: str) -> dict[str, float]:
+    """The situation for ``side`` in morale points (positive is good), for evaluation.
+
+    ``morale``: own minus enemy morale points now. ``objectives``: what the objectives would
+    move if the period ended now (MET-21). ``pressure``: soft control of each objective, its
+    points times (own minus enemy) closeness of the nearest element able to hold it,
+    exp(-gap / a typical move), half for a suppressed element. ``risk``: expected morale
+    points the enemy minus we lose to elements already hit (a suppressed element counts 0.15,
+    a neutralised one 0.4 of the destroyed-element morale die). ``fire``: the same measure of
+    the direct fire each side could bring now (the exact MET-18 probability that at least one
+    of its elements hits each located target, times what one more hit costs the target), ours
+    minus the enemy's: cover, smoke and range change it at once. ``remaining``: share of the
+    periods left. ``scale``: a decisive morale point difference for this scenario.
+    """
+    table = state.table
+    enemy = table.other(side)
+    sign = {side: 1.0, enemy: -1.0}
+    moves = sorted(e.move_allowance for e in state.elements.values() if not e.is_battery and e.move_allowance > 0)
+    reach = moves[len(moves) // 2] if moves else 100.0
+    setting = state.rules.setting("capture_points")
+    objectives = 0.0
+    pressure = 0.0
+    for objective in state.scenario.objectives:
+        on: dict[str, bool] = {}
+        close = {side: 0.0, enemy: 0.0}
+        for e in state.elements.values():
+            if not e.on_table or not e.alive:
+                continue
+            gap = math.dist(e.position, objective.position) - objective.radius
+            if gap <= 1e-6:
+                on[e.side] = on.get(e.side, False) or e.status is Status.OK
+            if e.status >= Status.NEUTRALISED:
+                continue
+            c = math.exp(-max(0.0, gap) / reach) * (0.5 if e.status is Status.SUPPRESSED else 1.0)
+            close[e.side] = max(close[e.side], c)
+        points = int(objective.points) if setting == "objective" else int(setting)
+        holders = [s for s, fit in on.items() if fit and len(on) == 1]
+        previous = state.holders.get(objective.id)
+        if holders and holders[0] != previous:
+            objectives += sign[holders[0]] * points * (2 if previous is not None else 1)
+        pressure += points * (close[side] - close[enemy])
+    loss = float(np.mean([o.points for o in morale_loss_outcomes(state.rules)]))
+    risk = 0.0
+    for e in state.elements.values():
+        if not e.alive or e.is_battery:
+            continue
+        share = {Status.SUPPRESSED: 0.15, Status.NEUTRALISED: 0.4}.get(e.status, 0.0)
+        risk -= sign[e.side] * share * loss
+    fire = _fire_balance(state, side, enemy, loss)
+    periods = max(1, int(state.periods))
+    return {
+        "morale": float(state.morale[side] - state.morale[enemy]),
+        "objectives": float(objectives),
+        "pressure": float(pressure),
+        "risk": float(risk),
+        "fire": float(fire),
+        "remaining": max(0.0, (periods - state.period + 1) / periods),
+        "scale": max(2.0, sum(state.starting_morale.values()) / 4.0),
+    }
+
+
+_SHARE = {Status.OK: 0.0, Status.SUPPRESSED: 0.15, Status.NEUTRALISED: 0.4, Status.DESTROYED: 1.0}
+
+
+def _fire_balance(state, side: str, enemy: str, loss: float) -> float:
+    """Morale points the direct fire now possible is worth: ours on the enemy minus its on us."""
+    total = 0.0
+    for shooter_side, sign in ((side, 1.0), (enemy, -1.0)):
+        shooters = [e for e in state.elements.values() if e.side == shooter_side and e.on_table and e.can_act]
+        for target in state.elements.values():
+            if target.side == shooter_side or not target.on_table or not target.alive or target.blind is not None:
+                continue
+            miss = 1.0
+            for f in shooters:
+                miss *= 1.0 - float(exact_threat(state, f.id, target.id))
+            if miss >= 1.0:
+                continue
+            step = _SHARE[Status(min(int(target.status) + 1, int(Status.DESTROYED)))] - _SHARE[target.status]
+            total += sign * (1.0 - miss) * step * loss
+    return total
+
+
+class _Describer:
+    def __init__(self, state):
+        self.state = state
+        mover = state.current_player()
+        self.side = mover if mover in state.table.sides else state.side_to_act
+        self.enemy = state.table.other(self.side)
+        self._located = None
+
+    def located(self):
+        if self._located is None:
+            self._located = [e for e in self.state._located(self.side)]
+        return self._located
+
+    def goal(self, start):
+        objectives = list(self.state.scenario.objectives)
+        if not objectives:
+            enemies = [e.position for e in self.located()]
+            return min(enemies, key=lambda p: math.dist(p, start)) if enemies else None
+        free = [o for o in objectives if self.state.holders.get(o.id) != self.side] or objectives
+        return tuple(min(free, key=lambda o: math.dist(o.position, start)).position)
+
+    def describe(self, action) -> dict:
+        kind = type(action)
+        if kind is Move:
+            return self.move(action)
+        if kind is Fire:
+            return self.fire(action)
+        if kind is Mission:
+            if action.kind == "smoke":
+                return {"kind": "smoke", "actors": (action.battery,), "at": action.point}
+            return self.mission(action)
+        if kind in (Discharge, Grenade, Launch, DirectSmoke):
+            out = {"kind": "smoke", "actors": (action.element,)}
+            if kind in (Launch, DirectSmoke):
+                out["at"] = action.point
+            return out
+        if kind is Thrower:
+            return {"kind": "fire", "actors": (action.element,), "target": action.target, "harm": 0.3, "kill": 0.0}
+        if kind is Hold:
+            return {"kind": "hold", "actors": (action.element,)}
+        if kind is Reload:
+            return {"kind": "reload", "actors": (action.element,)}
+        if kind is End:
+            return {"kind": "end"}
+        return {"kind": "other"}
+
+    def move(self, action: Move) -> dict:
+        state = self.state
+        e = state.elements[action.element]
+        start, end = e.position, action.point
+        single = max(1.0, e.move_allowance)
+        goal = self.goal(start)
+        advance = 0.0 if goal is None else (math.dist(start, goal) - math.dist(end, goal)) / single
+        dx, dy = {"south": (0, -1), "north": (0, 1), "west": (-1, 0), "east": (1, 0)}[state.table.own_edge[self.side]]
+        withdraw = ((end[0] - start[0]) * dx + (end[1] - start[1]) * dy) / single
+        covered = cover_mask([start, end], state.table.cover, state.screens_now(), None, state.rules)
+        on = any(math.dist(end, o.position) <= o.radius for o in state.scenario.objectives)
+        return {
+            "kind": "move", "actors": (e.id,), "to": end, "end": end, "advance": advance, "withdraw": withdraw,
+            "cover": int(covered[1]) - int(covered[0]), "objective": bool(on),
+        }
+
+    def fire(self, action: Fire) -> dict:
+        state = self.state
+        target = state.elements.get(action.target)
+        p = float(exact_threat(state, action.element, action.target))
+        kill = p if target is not None and target.status >= Status.NEUTRALISED else 0.0
+        return {"kind": "fire", "actors": (action.element,), "target": action.target, "harm": p, "kill": kill}
+
+    def mission(self, action: Mission) -> dict:
+        """HE at a point: exact P(in the beaten zone) over MET-2's deviation x P(hit) per element."""
+        state = self.state
+        battery = state.elements[action.battery]
+        key = ("he", action.battery, action.point, state._pos_version, state._smoke_version, state._version)
+        cache = state._candidates.setdefault("_describe", {})
+        if key in cache:
+            return cache[key]
+        out = {"kind": "artillery", "actors": (action.battery,), "at": action.point}
+        width, depth = state.beaten_zone(battery)
+        bearing = math.radians(state.table.line_of_fire[battery.side])
+        reach = math.hypot(width, depth) / 2
+        near = [e for e in state.elements.values() if e.on_table and e.alive
+                and (e.blind is None or e.side == self.side) and math.dist(e.position, action.point) <= reach * 3]
+        blinds = [b for b in state.blinds.values() if b.owner == self.enemy and math.dist(b.position, action.point) <= reach * 3]
+        aimed = [e for e in near if e.side == self.enemy and math.dist(e.position, action.point) <= reach]
+        aimed += [b for b in blinds if math.dist(b.position, action.point) <= reach]
+        harm = kill = own = reveals = 0.0
+        if aimed:
+            dist = deviation_distribution(rules=state.rules)
+            offsets = np.array([d.offset for d in dist.keys()], dtype=float)
+            probs = np.array([float(p) for p in dist.values()])
+            centres = np.asarray(action.point, dtype=float) + offsets
+
+            def inside(point) -> np.ndarray:
+                rel = np.asarray(point, dtype=float) - centres
+                across = rel[:, 0] * math.cos(bearing) - rel[:, 1] * math.sin(bearing)
+                along = rel[:, 0] * math.sin(bearing) + rel[:, 1] * math.cos(bearing)
+                return (np.abs(across) <= width / 2 + 1e-9) & (np.abs(along) <= depth / 2 + 1e-9)
+
+            fn = int(battery.card.get("fn", 0))
+            for b in blinds:
+                reveals += float(probs[inside(b.position)].sum())
+            for e in near:
+                cover = state.in_cover(e.id) and state.rules.setting("artillery_cover_applies")
+                p = float(probs[inside(e.position)].sum()) * float(hit_probability(fire_number(fn, False, cover, state.rules)))
+                if e.side == self.side:
+                    own += p
+                else:
+                    harm += p
+                    if e.status >= Status.NEUTRALISED:
+                        kill += p
+        out.update(harm=harm, kill=kill, own_harm=own, reveals=reveals)
+        cache[key] = out
+        return out
+
+
+def describe_actions(state, actions) -> list[dict]:
+    """What each of ``actions`` (legal now) does, as a plain dict for planners and search.
+
+    The keys are those of the CHQ ruleset's ``describe_actions``: ``kind`` (move, hold,
+    reload, fire, artillery, smoke, end), ``actors``, ``target``, ``to`` / ``end``, ``at``,
+    ``advance`` and ``withdraw`` (in moves of the element's allowance), ``cover`` (in cover
+    at the end minus now, MET-15/16), ``objective``, ``harm`` (expected hits: the exact
+    MET-18 hit probability, or for HE the exact MET-2 deviation over the beaten zone times the
+    d10), ``kill`` (expected elements destroyed), ``own_harm`` (hits on own elements under
+    HE), ``reveals`` (probability of turning a blind over).
+    """
+    describer = _Describer(state)
+    return [describer.describe(a) for a in actions]

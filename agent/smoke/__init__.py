@@ -25,6 +25,7 @@ from .cpsat import solve_cpsat
 from .exhaustive import EXHAUSTIVE_LIMIT, solve_exhaustive
 from .greedy import solve_greedy
 from .plan import BlockedLine, Budget, OptionEffect, Score, SmokePlan, evaluate, make_plan
+from .planner import StateSmokePlan, plan_smoke, smoke_budget, smoke_sight_lines
 
 __all__ = [
     "EXHAUSTIVE_LIMIT",
@@ -38,10 +39,14 @@ __all__ = [
     "Score",
     "SightLine",
     "SmokePlan",
+    "StateSmokePlan",
     "build_coverage",
     "evaluate",
     "make_plan",
+    "plan_smoke",
     "solve_cpsat",
     "solve_exhaustive",
+    "smoke_budget",
+    "smoke_sight_lines",
     "solve_greedy",
 ]

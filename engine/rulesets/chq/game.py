@@ -257,11 +257,11 @@ class ChqState(GameState):
 
         return features(self, side)
 
-    def describe_actions(self, actions) -> list[dict]:
+    def describe_actions(self, actions, detail: bool = True) -> list[dict]:
         """What each legal action does (kind, actors, exact harm, advance, cover, cost)."""
         from .search_hooks import describe_actions
 
-        return describe_actions(self, actions)
+        return describe_actions(self, actions, detail)
 
     def observation(self, side: str):
         from .observation import observe
@@ -278,6 +278,12 @@ class ChqState(GameState):
         from .hooks import smoke_options
 
         return smoke_options(self, side)
+
+    def smoke_resources(self, side: str) -> dict[str, int]:
+        """``{resource: capacity}`` the smoke options of ``side`` may use now (hooks.smoke_resources)."""
+        from .hooks import smoke_resources
+
+        return smoke_resources(self, side)
 
     def fire_planning(self):
         """What the fire and barrage planners ask (hooks.FirePlanning): legal missions with their

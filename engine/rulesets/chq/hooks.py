@@ -450,12 +450,14 @@ def _fill_threats(state, side, screens, obs, tgt, visible, out, here) -> None:
 
 import math
 import weakref
+
+import shapely
 from dataclasses import dataclass, replace
 
 from engine.errors import IllegalActionError
 
 from .actions import Barrage, Call
-from .combat import fire_distribution
+from .combat import effective, fire_distribution
 from .facts import distance
 from .movement import forced_back
 from .victory import capture_points
@@ -621,53 +623,101 @@ def _contact(facts, memo, side, sheaf, centre, piece: PieceState) -> str | None:
     return found
 
 
-def _after_fire(facts, piece: PieceState, revealed: bool, result) -> PieceState:
-    """The piece after one fire result: GameState.apply_fire_result without the bookkeeping."""
-    hidden = piece.hidden and not revealed
-    suppressed = piece.suppressed or result.suppressed
-    if not result.disruption:
-        return replace(piece, suppressed=suppressed, hidden=hidden)
-    disruption = piece.disruption + result.disruption
-    if disruption >= facts.units[piece.unit].cohesion:
-        return replace(piece, pos=None, disruption=disruption, suppressed=suppressed, hidden=False, gone=True)
-    ex, ey = facts.edge_vector(piece.side)
-    pushed = (piece.pos[0] + ex * result.forced_back, piece.pos[1] + ey * result.forced_back)
-    if not facts.on_table(pushed) and not facts.s("forced_back_clip"):
-        return replace(piece, pos=None, disruption=disruption, suppressed=suppressed, hidden=False, gone=True)
-    x, y = facts.clip(forced_back(facts, piece.side, piece.pos, result.forced_back))
-    return replace(piece, pos=(float(x), float(y)), disruption=disruption, suppressed=suppressed, hidden=hidden)
+def _effects(facts, memo, fire):
+    """A fire's chance node as integer weights over one denominator, merged by what matters to a
+    piece: ``((disruption, suppressed, forced_back, weight), ...), denominator``."""
+    dice, tn = effective(facts, fire.dice, fire.tn)
+    reaction, reaction_tn = effective(facts, fire.reaction, fire.reaction_tn)
+    key = ("effects", dice, tn, reaction, reaction_tn, fire.high_suppression)
+    found = memo.get(key)
+    if found is None:
+        outcomes = fire_distribution(facts, fire)
+        denominator = 1
+        for _, p in outcomes:
+            denominator = denominator * p.denominator // math.gcd(denominator, p.denominator)
+        table = [(r.disruption, r.suppressed, r.forced_back, p.numerator * (denominator // p.denominator)) for r, p in outcomes]
+        found = memo[key] = (tuple(table), denominator)
+    return found
 
 
-def landing_outcomes(facts, side, batteries, sheaf, centre, piece: PieceState, barrage: bool = False):
+def _relative(facts, memo, fire, piece: PieceState, revealed: bool):
+    """The fire's outcomes for a piece in this condition, with positions left as push distances:
+    ``((disruption, suppressed, hidden, inches or None for gone, weight), ...), denominator``."""
+    cohesion = facts.units[piece.unit].cohesion
+    table, denominator = _effects(facts, memo, fire)
+    dice, tn = effective(facts, fire.dice, fire.tn)
+    reaction, reaction_tn = effective(facts, fire.reaction, fire.reaction_tn)
+    key = ("relative", dice, tn, reaction, reaction_tn, fire.high_suppression, piece.disruption, piece.suppressed, piece.hidden, revealed, cohesion)
+    found = memo.get(key)
+    if found is None:
+        hidden = piece.hidden and not revealed
+        merged: dict = {}
+        for disruption, suppressed, inches, weight in table:
+            total = piece.disruption + disruption
+            if disruption and total >= cohesion:
+                k = (cohesion, False, False, None)
+            elif disruption:
+                k = (total, piece.suppressed or suppressed, hidden, inches)
+            else:
+                k = (piece.disruption, piece.suppressed or suppressed, hidden, 0)
+            merged[k] = merged.get(k, 0) + weight
+        found = memo[key] = (tuple(k + (w,) for k, w in merged.items()), denominator)
+    return found
+
+
+def landing_outcomes(facts, side, batteries, sheaf, centre, piece: PieceState, barrage: bool = False, exact: bool = True):
     """The exact distribution of ``piece`` after a template of ``batteries`` (``side``'s, sheaf
     ``sheaf``) lands at ``centre``: land() and the fire chance node for that one piece
     (CHQ-21 every unit under the template, CHQ-7 cover and partial bonus, CHQ-3 to CHQ-6,
-    CHQ-28 Blinds). Returns ``((PieceState, Fraction), ...)``; a piece the template misses
-    comes back unchanged with probability 1."""
+    CHQ-28 Blinds). Returns ``((PieceState, probability), ...)`` with Fractions (floats when
+    ``exact`` is False); a piece the template misses comes back unchanged with probability 1.
+    The centre matters only through :meth:`FirePlanning.landing_contact`. A dispersed piece
+    keeps its side, unit and Blind, Disruption = its cohesion, and nothing else."""
     memo = _memo(facts)
     centre = (float(centre[0]), float(centre[1]))
     contact = _contact(facts, memo, side, sheaf, centre, piece)
+    one = Fraction(1) if exact else 1.0
     if contact is None:
-        return ((piece, Fraction(1)),)
-    key = ("landing", side, tuple(batteries), sheaf, barrage, contact, piece)
+        return ((piece, one),)
+    key = ("landing", side, tuple(batteries), sheaf, barrage, contact, piece, exact)
     found = memo.get(key)
     if found is not None:
         return found
     revealed = contact == "blind"
     if piece.unit is None:  # a dummy Blind: artillery on it removes it (CHQ-28)
-        found = ((replace(piece, pos=None, hidden=False, gone=True), Fraction(1)),)
+        found = ((PieceState(piece.side, None, piece.blind, None, piece.facing, 0, False, False, True), one),)
     else:
         mission = art.Mission(0, side, tuple(batteries), "single", sheaf, centre, 0.0, None, "landing", centre, barrage=barrage)
         template = _template(facts, memo, centre, sheaf)
         fire = artillery_fire_on(_PieceView(facts, piece), mission, template, piece.unit, revealed)
         if fire is None:
-            found = ((replace(piece, hidden=piece.hidden and not revealed), Fraction(1)),)
+            same = PieceState(piece.side, piece.unit, piece.blind, piece.pos, piece.facing, piece.disruption, piece.suppressed,
+                              piece.hidden and not revealed, piece.gone)
+            found = ((same, one),)
         else:
-            table: dict[PieceState, Fraction] = {}
-            for result, p in fire_distribution(facts, fire):
-                after = _after_fire(facts, piece, revealed, result)
-                table[after] = table.get(after, Fraction(0)) + p
-            found = tuple(table.items())
+            table, denominator = _relative(facts, memo, fire, piece, revealed)
+            ex, ey = facts.edge_vector(piece.side)
+            clip = facts.s("forced_back_clip")
+            weights: dict = {}
+            for disruption, suppressed, hidden, inches, weight in table:
+                if inches is None:
+                    k = (None, disruption, False, False, True)
+                elif inches == 0:
+                    k = (piece.pos, disruption, suppressed, hidden, False)
+                else:
+                    pushed = (piece.pos[0] + ex * inches, piece.pos[1] + ey * inches)
+                    if not clip and not facts.on_table(pushed):
+                        k = (None, facts.units[piece.unit].cohesion, False, False, True)
+                    else:
+                        x, y = facts.clip(forced_back(facts, piece.side, piece.pos, inches))
+                        k = ((float(x), float(y)), disruption, suppressed, hidden, False)
+                weights[k] = weights.get(k, 0) + weight
+            if exact:
+                found = tuple((PieceState(piece.side, piece.unit, piece.blind, pos, piece.facing, d, sup, hid, gone), Fraction(w, denominator))
+                              for (pos, d, sup, hid, gone), w in weights.items())
+            else:
+                found = tuple((PieceState(piece.side, piece.unit, piece.blind, pos, piece.facing, d, sup, hid, gone), w / denominator)
+                              for (pos, d, sup, hid, gone), w in weights.items())
     memo[key] = found
     return found
 
@@ -802,9 +852,39 @@ class FirePlanning:
                             continue
         return out
 
-    def landing_outcomes(self, side: str, batteries, sheaf: str, centre, piece: PieceState, barrage: bool = False):
+    def landing_outcomes(self, side: str, batteries, sheaf: str, centre, piece: PieceState, barrage: bool = False, exact: bool = True):
         """See :func:`landing_outcomes`."""
-        return landing_outcomes(self.facts, side, batteries, sheaf, centre, piece, barrage)
+        return landing_outcomes(self.facts, side, batteries, sheaf, centre, piece, barrage, exact)
+
+    def landing_contacts(self, side: str, sheaf: str, centres, piece: PieceState) -> list:
+        """:meth:`landing_contact` for many centres at once (vectorised geometry)."""
+        facts = self.facts
+        memo = _memo(facts)
+        centres = [(float(c[0]), float(c[1])) for c in centres]
+        if piece.gone or piece.pos is None:
+            return [None] * len(centres)
+        enemy_marker = piece.hidden and piece.blind is not None and piece.side != side
+        hits_unit = piece.unit is not None and (facts.s("artillery_hits_all") or piece.side != side)
+        key = ("contacts", side, sheaf, tuple(centres), piece.side, piece.unit, piece.pos, piece.facing, enemy_marker)
+        found = memo.get(key)
+        if found is not None:
+            return list(found)
+        templates = [_template(facts, memo, c, sheaf) for c in centres]
+        polygons = np.array([t.polygon for t in templates], dtype=object)
+        out: list = [None] * len(centres)
+        if enemy_marker:
+            marker = facts.blind_base(piece.pos)
+            for i in np.nonzero(shapely.intersects(polygons, marker))[0]:
+                out[int(i)] = "blind"
+        if hits_unit:
+            base = facts.base_of(piece.unit, piece.pos, piece.facing)
+            partial = art.partial_bonus(facts, sheaf)
+            for i in np.nonzero(shapely.intersects(polygons, base))[0]:
+                i = int(i)
+                if out[i] is None:
+                    out[i] = "partial" if partial and templates[i].coverage(base) < 0.5 else "full"
+        memo[key] = tuple(out)
+        return out
 
     def landing_contact(self, side: str, sheaf: str, centre, piece: PieceState):
         """How a template at ``centre`` touches ``piece`` (None: not at all). Landing outcomes
@@ -963,3 +1043,17 @@ class FirePlanning:
     def smoke_polygon(self, centre, bearing: float):
         """The area a smoke screen laid at ``centre`` along ``bearing`` covers (CHQ-23)."""
         return art.smoke_polygon(self.facts, tuple(centre), float(bearing))
+
+
+# ============================================================================ smoke budget
+
+
+def smoke_resources(state, side: str) -> dict[str, int]:
+    """What ``side``'s smoke options may use now, ``{resource: capacity}``: each battery that may
+    call smoke smokes at most once this pulse (capacity 1, CHQ-12) and every mission costs one of
+    the side's Staff Orders in hand (``"staff_orders"``)."""
+    capacities = {"staff_orders": int(state.staff[side])}
+    for option in smoke_options(state, side):
+        for name, _ in option.resources:
+            capacities.setdefault(name, 1)
+    return capacities

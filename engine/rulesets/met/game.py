@@ -443,11 +443,11 @@ class MetState(GameState):
 
         return features(self, side)
 
-    def describe_actions(self, actions) -> list[dict]:
+    def describe_actions(self, actions, detail: bool = True) -> list[dict]:
         """What each legal action does (kind, actors, exact harm, advance, cover)."""
         from .search_hooks import describe_actions
 
-        return describe_actions(self, actions)
+        return describe_actions(self, actions, detail)
 
     def point_difference(self) -> dict[str, float]:
         """Morale point difference per side, scaled by both sides' starting points (for analysis)."""
@@ -1365,6 +1365,10 @@ class MetState(GameState):
     def smoke_options(self, side: str, phase: str | None = None) -> list[SmokeOption]:
         """Screens ``side`` may lay in ``phase`` (default: the current one); see the class docstring."""
         return hooks.smoke_options(self, side, phase)
+
+    def smoke_resources(self, side: str, phase: str | None = None) -> dict[str, int]:
+        """``{resource: capacity}`` the smoke options of ``side`` in ``phase`` may use (hooks.smoke_resources)."""
+        return hooks.smoke_resources(self, side, phase)
 
     def known_pieces(self, side: str) -> tuple[dict, ...]:
         """The pieces on the table as ``side`` observes them; see the class docstring."""

@@ -422,3 +422,13 @@ def _fill_threats(state, side, screens, obs, tgt, visible, out) -> None:
         view = known_view(state, side, screens, moves)
         for i, j in pairs:
             out[i, j] = float(exact_threat(view, obs[i].element.id, tgt[j].element.id))
+
+
+# ============================================================================ smoke budget
+
+
+def smoke_resources(state, side: str, phase: str | None = None) -> dict[str, int]:
+    """What ``side``'s smoke options in ``phase`` may use, ``{resource: capacity}``: a battery takes
+    one mission a period (MET-1), and an element's dischargers, grenades, launcher or gun lay one
+    screen a phase (MET-7, MET-10, MET-12, MET-13), so every resource has capacity 1."""
+    return {name: 1 for option in smoke_options(state, side, phase) for name, _ in option.resources}

@@ -1,98 +1,104 @@
-"""``fireplan demo``: what fireplan makes of the default scenario.
+"""``fireplan demo``: the AI plays both sides of the default scenario, narrating, with a picture per turn.
 
-Until the AI plays (issue 8 makes this the AI playing both sides), the demo
-loads the default scenario and prints the exact odds that matter before the
-first turn: who sees which blind, the attacker's initial barrage on each blind
-and each side's comms check.
+Each decision is narrated (the order in the notation, what it does and why, from the
+player's plan), each roll with the odds it had, and at the start of every turn (or period)
+the table is drawn to ``--out`` (default ``demo-out/``), as the umpire sees it. A small
+thinking budget per decision keeps the whole game under two minutes.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
-import numpy as np
-from rich.console import Console
-from rich.table import Table
-
 from engine.errors import FireplanError
-from engine.rulesets.chq.fire import barrage_fire_odds, comms_odds
 from engine.scenario import load_scenario
-from engine.sight import inside, sight_matrix
 
-__all__ = ["register", "DEFAULT_SCENARIO"]
+from ..narrate import order_sentence, outcome_sentence, side_name, turn_header, turn_number
+from ..players.registry import PLAYER_NAMES, ExplainedPlayer, make_player
+
+__all__ = ["register", "DEFAULT_SCENARIO", "run_demo"]
 
 MAPS = Path(__file__).resolve().parents[2] / "maps"
 DEFAULT_SCENARIO = MAPS / "chq_saint_aubin.json"
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("demo", help="show fireplan on the default scenario", description=__doc__)
-    parser.add_argument("--scenario", type=Path, default=DEFAULT_SCENARIO, help="a CHQ scenario file (default: %(default)s)")
+    parser = subparsers.add_parser("demo", help="watch the AI play both sides of the default scenario", description=__doc__)
+    parser.add_argument("--scenario", type=Path, default=DEFAULT_SCENARIO, help="a scenario file (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=Path("demo-out"), metavar="DIR", help="folder for the pictures (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=1, help="game seed (default %(default)s)")
+    parser.add_argument("--ai", choices=PLAYER_NAMES, default="ai", help="the player on both sides (default %(default)s)")
+    parser.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
+                        help="thinking time per search (default %(default)s)")
     parser.set_defaults(run=run)
 
 
 def run(args) -> int:
+    if not args.budget > 0:
+        raise FireplanError(f"--budget: expected a positive number of seconds, got {args.budget}")
+    if args.seed < 0:
+        raise FireplanError(f"--seed: expected a whole number from 0, got {args.seed}")
     scenario = load_scenario(args.scenario)
-    if scenario.ruleset.name != "chq":
-        raise FireplanError(f"{args.scenario}: the demo needs a CHQ scenario, got a {scenario.ruleset.name} one")
-    console = Console()
-    console.print(f"[bold]{scenario.summary()}[/bold]")
-    console.print(scenario.description)
-    attacker = next((side for side in scenario.sides if side.attacker), scenario.sides[0])
-    defender = scenario.other_side(attacker.id)
-    _print_sight(console, scenario, attacker, defender)
-    _print_barrage(console, scenario, attacker, defender)
-    for side in scenario.sides:
-        p = comms_odds(side.comms_dice)
-        console.print(f"Comms check for {side.name}: {side.comms_dice}D against 3D succeeds with P = {float(p):.1%} (CHQ-18).")
+    if args.out.exists() and not args.out.is_dir():
+        raise FireplanError(f"--out: {args.out} is a file, expected a folder for the pictures")
+    run_demo(scenario, args.out, seed=args.seed, ai=args.ai, budget=args.budget)
     return 0
 
 
-def _print_sight(console, scenario, attacker, defender) -> None:
-    """Which enemy blinds each attacking unit sees now; a blind's own cover does not hide it."""
-    observers = [unit for unit in scenario.units_of(attacker.id) if not unit.off_table]
-    blinds = [blind for blind in scenario.blinds if blind.owner == defender.id]
-    if not observers or not blinds:
-        return
-    terrain = [feature.geometry for feature in scenario.sight_blocking_terrain()]
-    target_points = np.array([blind.position for blind in blinds])
-    # A blind inside a wood or village is seen from outside (CHQ-30 edge rule, simplified for the demo):
-    # only terrain that does not contain the target blocks the line.
-    holding = inside(target_points, terrain)
-    table = Table(title=f"Sight from {attacker.name} to the enemy blinds (terrain only, before any smoke)")
-    table.add_column("unit")
-    for blind in blinds:
-        table.add_column(blind.id, justify="center")
-    observer_points = np.array([unit.position for unit in observers])
-    seen = np.ones((len(observers), len(blinds)), dtype=bool)
-    for index in range(len(terrain)):
-        blocked = sight_matrix(observer_points, target_points, terrain=[terrain[index]]).terrain_blocked
-        seen &= ~(blocked & ~holding[:, index][None, :])
-    for row, unit in enumerate(observers):
-        table.add_row(unit.id, *("sees" if visible else "-" for visible in seen[row]))
-    console.print(table)
+def run_demo(scenario, out: Path, *, seed: int = 1, ai: str = "ai", budget: float = 0.3, say=print,
+             max_steps: int = 100_000) -> list[Path]:
+    """Play ``scenario`` with ``ai`` on both sides, narrating through ``say``; returns the pictures."""
+    from agent.render import render_table  # matplotlib loads only for the pictures
+    from engine.view import table_view
 
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FireplanError(f"--out: cannot make the folder {out} ({error.strerror or error})") from None
+    started = time.perf_counter()
+    state = scenario.new_game(seed=seed)
+    players = {}
+    for index, side in enumerate(scenario.sides):
+        made = make_player(ai, seed=seed * 1000 + index, time_budget=budget)
+        if made.note:
+            say(f"Note: {made.note}.")
+        players[side.id] = ExplainedPlayer(made.player, seed * 1000 + index)
+    say(scenario.summary())
+    say(f"The {ai} player commands both sides ({budget:g} s a search); pictures go to {out}/.")
+    pictures: list[Path] = []
+    decisions = {side.id: 0 for side in scenario.sides}
+    last_turn = object()
 
-def _print_barrage(console, scenario, attacker, defender) -> None:
-    """Odds of the attacker's batteries combined on one blind, if it hides a typical 4D unit (CHQ-25..27)."""
-    batteries = [unit for unit in scenario.units_of(attacker.id) if unit.off_table and "indirect" in unit.card]
-    blinds = [blind for blind in scenario.blinds if blind.owner == defender.id]
-    if not batteries or not blinds:
-        return
-    rounds = scenario.ruleset.table("missions")[scenario.mission][0]
-    dice = [unit.card["indirect"]["fp"] for unit in batteries]
-    cover_dice = scenario.ruleset.table("cover")
-    table = Table(title=f"Initial barrage: {len(batteries)} batteries combined ({'+'.join(map(str, dice))} fire dice), "
-                        f"{rounds} round(s) for the attacker ({scenario.mission})")
-    for column in ("blind", "cover", "reaction", "P(suppressed)", "P(any effect)", "E[Disruption]"):
-        table.add_column(column, justify="right")
-    terrain = list(scenario.terrain)
-    holding = inside(np.array([blind.position for blind in blinds]), [feature.geometry for feature in terrain])
-    for row, blind in enumerate(blinds):
-        covers = [terrain[k].cover for k in np.flatnonzero(holding[row]) if terrain[k].cover != "light"]  # CHQ-7
-        cover = max(covers, key=lambda name: cover_dice[name], default="none")
-        reaction = 4 + cover_dice[cover]
-        odds = barrage_fire_odds(dice, reaction)
-        table.add_row(blind.id, cover, f"{reaction}D", f"{float(odds.p_suppressed):.1%}",
-                      f"{float(odds.p_any_effect):.1%}", f"{float(odds.expected_disruption):.2f}")
-    console.print(table)
+    def picture(label: str) -> None:
+        path = render_table(table_view(state, None), out / f"{label}.png", width_inches=8, dpi=80)
+        pictures.append(path)
+        say(f"  [picture: {path}]")
+
+    for _ in range(max_steps):
+        number = turn_number(state)
+        if number != last_turn and not state.is_terminal():
+            last_turn = number
+            say(turn_header(state))
+            picture(f"turn-{number:02d}" if isinstance(number, int) else f"step-{len(pictures):02d}")
+        if state.is_terminal():
+            break
+        mover = state.current_player()
+        if state.is_chance_node():
+            outcome = state.sample_chance()
+            say("  " + outcome_sentence(state, outcome))
+            state.apply_action(outcome)
+            continue
+        action, reason = players[mover].decide(state, decisions[mover])
+        decisions[mover] += 1
+        say("  " + order_sentence(state, action, reason, mover))
+        state.apply_action(action)
+    else:
+        raise RuntimeError(f"the demo game did not end within {max_steps} steps")
+    picture("final")
+    returns = state.returns()
+    winners = [side for side, value in returns.items() if value > 0]
+    result = f"{side_name(state, winners[0])} wins" if winners else "a draw"
+    say(f"Game over: {result}. {len(pictures)} pictures in {out}/; "
+        f"{sum(decisions.values())} decisions in {time.perf_counter() - started:.0f} s.")
+    return pictures

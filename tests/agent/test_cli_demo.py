@@ -1,26 +1,34 @@
-"""``fireplan demo`` runs on the default scenario and refuses a bad one with exit code 2."""
+"""``fireplan demo``: the AI plays both sides with narration and a picture per turn; bad input is one line."""
 
 from __future__ import annotations
-
-import json
 
 from agent.cli import main
 from agent.cli.demo import DEFAULT_SCENARIO
 
 
-def test_demo_prints_barrage_odds_for_every_blind(capsys):
-    assert main(["demo"]) == 0
+def test_demo_plays_the_default_scenario_with_narration_and_pictures(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "pics"), "--budget", "0.02"]) == 0
     out = capsys.readouterr().out
-    for blind in json.loads(DEFAULT_SCENARIO.read_text())["blinds"]:
-        assert blind["id"] in out
-    assert "Initial barrage" in out and "50.0%" in out  # 4D v 3D comms (CHQ-18)
+    pictures = sorted((tmp_path / "pics").glob("*.png"))
+    assert len(pictures) >= 3 and all(p.stat().st_size > 10_000 for p in pictures)
+    assert "=== Turn 1 ===" in out and "Game over:" in out and f"{len(pictures)} pictures" in out
+    assert "US 2nd Armored, CCB orders `" in out and "German Kampfgruppe orders `" in out
+    assert "Why:" in out and "The dice:" in out and "chance)" in out
 
 
-def test_demo_refuses_a_met_scenario(capsys):
-    assert main(["demo", "--scenario", str(DEFAULT_SCENARIO.parent / "met_le_mesnil.json")]) == 2
-    assert "needs a CHQ scenario" in capsys.readouterr().err
+def test_demo_plays_a_met_scenario_too(tmp_path, capsys):
+    path = DEFAULT_SCENARIO.parent / "met_calm_bocage.json"
+    assert main(["demo", "--scenario", str(path), "--out", str(tmp_path), "--ai", "random"]) == 0
+    assert "=== Period 1 ===" in capsys.readouterr().out
+    assert (tmp_path / "final.png").exists()
 
 
 def test_demo_refuses_a_missing_file(tmp_path, capsys):
     assert main(["demo", "--scenario", str(tmp_path / "nothing.json")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_demo_refuses_a_file_as_its_folder(tmp_path, capsys):
+    (tmp_path / "f").write_text("x")
+    assert main(["demo", "--out", str(tmp_path / "f")]) == 2
+    assert "is a file, expected a folder" in capsys.readouterr().err

@@ -20,7 +20,9 @@ BAD_FILES = sorted(BAD.glob("*.json"))
 FILE_COMMANDS = {
     "check": ["check", "{file}"],
     "render": ["render", "{file}", "-o", "{tmp}/out.png"],
-    "demo": ["demo", "--scenario", "{file}"],
+    "demo": ["demo", "--scenario", "{file}", "--out", "{tmp}/demo"],
+    "play": ["play", "{file}", "--human", "us", "--save", "{tmp}/g.save.json"],
+    "play --load": ["play", "--load", "{file}", "--save", "{tmp}/g.save.json"],
 }
 
 
@@ -68,3 +70,65 @@ def test_the_installed_command_prints_no_traceback(tmp_path):
         )
         assert result.returncode == 2
         assert "Traceback" not in result.stderr and result.stderr.count("\n") == 1
+
+
+# ---------------------------------------------------------------------------- hostile saves
+BAD_SAVES = sorted((BAD / "saves").glob("*.json"))
+
+#: Every command that reads a save file.
+SAVE_COMMANDS = {
+    "play --load": ["play", "--load", "{file}"],
+    "render": ["render", "{file}", "-o", "{tmp}/out.png"],
+}
+
+
+@pytest.mark.parametrize("command", sorted(SAVE_COMMANDS))
+@pytest.mark.parametrize("path", BAD_SAVES, ids=[p.stem for p in BAD_SAVES])
+def test_hostile_save_is_refused_in_one_sentence_and_left_intact(path, command, tmp_path, capsys, monkeypatch):
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("end\n"))
+    before = path.read_bytes()
+    assert main(_argv(SAVE_COMMANDS[command], path, tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(path) in err and "Traceback" not in err, err
+    assert path.read_bytes() == before
+    assert not (tmp_path / "out.png").exists()
+
+
+def _good_save(tmp_path, monkeypatch, capsys):
+    import io
+
+    save = tmp_path / "good.save.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("hold gb-section-1\n"))
+    assert main(["play", str(MAPS / "met_calm_bocage.json"), "--human", "gb", "--ai", "random", "--save", str(save)]) == 0
+    capsys.readouterr()
+    return save
+
+
+def test_a_truncated_save_is_refused_and_the_previous_save_stays(tmp_path, monkeypatch, capsys):
+    good = _good_save(tmp_path, monkeypatch, capsys)
+    before = good.read_bytes()
+    cut = tmp_path / "cut.save.json"
+    cut.write_bytes(before[: len(before) // 2])
+    assert main(["play", "--load", str(cut), "--save", str(good)]) == 2
+    err = capsys.readouterr().err
+    assert "is the file truncated?" in err and str(cut) in err and err.count("\n") == 1
+    assert good.read_bytes() == before and cut.read_bytes() == before[: len(before) // 2]
+
+
+def test_a_save_of_another_scenario_is_refused(tmp_path, monkeypatch, capsys):
+    good = _good_save(tmp_path, monkeypatch, capsys)
+    before = good.read_bytes()
+    other = MAPS / "met_le_mesnil.json"
+    assert main(["play", str(other), "--load", str(good)]) == 2
+    err = capsys.readouterr().err
+    assert f"is a save of {MAPS / 'met_calm_bocage.json'}, not of {other}" in err and err.count("\n") == 1
+    assert good.read_bytes() == before
+
+
+def test_a_scenario_given_as_a_save_is_refused(tmp_path, capsys):
+    path = MAPS / "met_calm_bocage.json"
+    assert main(["play", "--load", str(path), "--save", str(tmp_path / "g.save.json")]) == 2
+    assert "a scenario file, not a save" in capsys.readouterr().err
+    assert not (tmp_path / "g.save.json").exists()

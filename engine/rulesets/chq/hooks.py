@@ -452,7 +452,7 @@ import math
 import weakref
 
 import shapely
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from engine.errors import IllegalActionError
 
@@ -527,12 +527,14 @@ class FireOption:
 class BlindBriefing:
     """The public order of battle of ``enemy``'s Blinds (CHQ-28) as the scenario announces it:
     how many Blinds hide a unit and how many are dummies, which of its units stood in the open,
-    and its units that may be under a Blind. Which Blind is which is not here."""
+    which start under some Blind (``blind_units``), and every unit's card. Which Blind hides
+    which unit, or is a dummy, is not here."""
 
     enemy: str
     real: int
     dummies: int
     open_units: tuple[str, ...]
+    blind_units: tuple[str, ...]
     units: tuple[str, ...]
     cards: tuple[tuple[str, str], ...]
 
@@ -879,10 +881,13 @@ class FirePlanning:
         if hits_unit:
             base = facts.base_of(piece.unit, piece.pos, piece.facing)
             partial = art.partial_bonus(facts, sheaf)
-            for i in np.nonzero(shapely.intersects(polygons, base))[0]:
-                i = int(i)
-                if out[i] is None:
-                    out[i] = "partial" if partial and templates[i].coverage(base) < 0.5 else "full"
+            hit = [int(i) for i in np.nonzero(shapely.intersects(polygons, base))[0] if out[int(i)] is None]
+            if hit and partial:  # CHQ-7 "less than half under": the share geometry.coverage computes
+                shares = np.minimum(1.0, shapely.area(shapely.intersection(base, polygons[hit])) / base.area)
+            else:
+                shares = np.ones(len(hit))
+            for i, share in zip(hit, shares):
+                out[i] = "partial" if partial and share < 0.5 else "full"
         memo[key] = tuple(out)
         return out
 
@@ -923,11 +928,13 @@ class FirePlanning:
         dummies = sum(1 for b in blinds if facts.blinds[b].dummy)
         units = [u for u in facts.unit_ids if facts.units[u].side == enemy and not facts.units[u].battery]
         open_units = [u for u in units if facts.units[u].blind is None and facts.units[u].start is not None]
+        under = [u for u in units if facts.units[u].blind is not None]
         return BlindBriefing(
             enemy=enemy,
             real=len(blinds) - dummies,
             dummies=dummies,
             open_units=tuple(open_units),
+            blind_units=tuple(under),
             units=tuple(units),
             cards=tuple((u, facts.units[u].card) for u in units),
         )
@@ -943,6 +950,11 @@ class FirePlanning:
         is live or when it was a dummy."""
         if self.state.blinds[blind].alive:
             return None
+        return self.facts.blind_unit.get(blind)
+
+    def scoring_unit_under(self, blind: str) -> str | None:
+        """The unit under a Blind, revealed or not: the truth, for scoring outcomes after the
+        fact (agent.fires.verify). Planners must never call it."""
         return self.facts.blind_unit.get(blind)
 
     def unit_piece(self, uid: str) -> PieceState:

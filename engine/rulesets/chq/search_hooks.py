@@ -160,7 +160,8 @@ def features(state, side: str) -> dict[str, float]:
     ``d`` of ``c`` Disruption counting (d / c)^2 x E[D3]. ``fire``: the same measure of the
     fire each side could bring now (exact ``threat`` of its two best units on each visible
     target, in Morale Points through the risk measure), ours minus the enemy's: cover, smoke
-    and range change it at once. ``remaining``: share of the turns left. ``scale``: a
+    and range change it at once. ``remaining``: share of the game left, the current turn counting half; ``left``: whole
+    turns after this one. ``scale``: a
     decisive Morale Point difference for this scenario.
     """
     facts = state.facts
@@ -207,7 +208,8 @@ def features(state, side: str) -> dict[str, float]:
         "pressure": float(pressure),
         "risk": float(risk),
         "fire": float(fire),
-        "remaining": max(0.0, (turns - max(state.turn, 1) + 1) / turns),
+        "remaining": max(0.0, (turns - max(state.turn, 1) + 0.5) / turns),
+        "left": float(max(0, turns - max(state.turn, 1))),
         "scale": max(2.0, sum(start) / 4.0),
     }
 
@@ -238,8 +240,9 @@ def _fire_balance(state, side: str, enemy: str) -> float:
 class _Describer:
     """Per-state context shared by the descriptions of one list of actions."""
 
-    def __init__(self, state):
+    def __init__(self, state, detail: bool = True):
         self.state = state
+        self.detail = detail
         self.facts = state.facts
         mover = state.current_player()
         self.side = mover if mover in self.facts.side_ids else None
@@ -388,6 +391,8 @@ class _Describer:
         state, facts = self.state, self.facts
         out = {"kind": "artillery", "actors": tuple(action.batteries), "at": action.at, "cost": len(action.batteries),
                "continuous": action.duration == "continuous"}
+        if not self.detail:
+            return out
         width, depth = facts.table("templates")[art.sheaf_name(action.sheaf)]["size"]
         fixed, dice = facts.s("deviation_distance")
         reach = math.hypot(width, depth) / 2 + float(fixed) + 6.0 * float(dice) + 3.0
@@ -480,7 +485,7 @@ class _Describer:
         return {"kind": "rally", "actors": tuple(disrupted), "harm": -p * len(disrupted)}
 
 
-def describe_actions(state, actions) -> list[dict]:
+def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     """What each of ``actions`` (legal now) does, as a plain dict for planners and search.
 
     Keys (all optional but ``kind``): ``kind`` (chain, group, move, fire, spot, rally,
@@ -495,7 +500,8 @@ def describe_actions(state, actions) -> list[dict]:
     ``reveals`` (probability of turning a Blind over), ``dice`` (a chain's dice), ``cost``
     (Staff Orders or extra chain dice spent), ``continuous`` (a continuous mission).
     Artillery values include the Comms Check and the exact deviation; fire values are the
-    exact fire distribution (CHQ-3 to CHQ-6).
+    exact fire distribution (CHQ-3 to CHQ-6). With ``detail=False`` missions are described
+    without their values (``harm`` and the rest are left out), which is much cheaper.
     """
-    describer = _Describer(state)
+    describer = _Describer(state, detail)
     return [describer.describe(a) for a in actions]

@@ -123,7 +123,7 @@ def features(state, side: str) -> dict[str, float]:
     the direct fire each side could bring now (the exact MET-18 probability that at least one
     of its elements hits each located target, times what one more hit costs the target), ours
     minus the enemy's: cover, smoke and range change it at once. ``remaining``: share of the
-    periods left. ``scale``: a decisive morale point difference for this scenario.
+    game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
     """
     table = state.table
     enemy = table.other(side)
@@ -167,7 +167,8 @@ def features(state, side: str) -> dict[str, float]:
         "pressure": float(pressure),
         "risk": float(risk),
         "fire": float(fire),
-        "remaining": max(0.0, (periods - state.period + 1) / periods),
+        "remaining": max(0.0, (periods - state.period + 0.5) / periods),
+        "left": float(max(0, periods - state.period)),
         "scale": max(2.0, sum(state.starting_morale.values()) / 4.0),
     }
 
@@ -194,8 +195,9 @@ def _fire_balance(state, side: str, enemy: str, loss: float) -> float:
 
 
 class _Describer:
-    def __init__(self, state):
+    def __init__(self, state, detail: bool = True):
         self.state = state
+        self.detail = detail
         mover = state.current_player()
         self.side = mover if mover in state.table.sides else state.side_to_act
         self.enemy = state.table.other(self.side)
@@ -223,6 +225,8 @@ class _Describer:
         if kind is Mission:
             if action.kind == "smoke":
                 return {"kind": "smoke", "actors": (action.battery,), "at": action.point}
+            if not self.detail:
+                return {"kind": "artillery", "actors": (action.battery,), "at": action.point}
             return self.mission(action)
         if kind in (Discharge, Grenade, Launch, DirectSmoke):
             out = {"kind": "smoke", "actors": (action.element,)}
@@ -309,7 +313,7 @@ class _Describer:
         return out
 
 
-def describe_actions(state, actions) -> list[dict]:
+def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     """What each of ``actions`` (legal now) does, as a plain dict for planners and search.
 
     The keys are those of the CHQ ruleset's ``describe_actions``: ``kind`` (move, hold,
@@ -318,7 +322,8 @@ def describe_actions(state, actions) -> list[dict]:
     at the end minus now, MET-15/16), ``objective``, ``harm`` (expected hits: the exact
     MET-18 hit probability, or for HE the exact MET-2 deviation over the beaten zone times the
     d10), ``kill`` (expected elements destroyed), ``own_harm`` (hits on own elements under
-    HE), ``reveals`` (probability of turning a blind over).
+    HE), ``reveals`` (probability of turning a blind over). With ``detail=False`` HE missions
+    are described without their values.
     """
-    describer = _Describer(state)
+    describer = _Describer(state, detail)
     return [describer.describe(a) for a in actions]

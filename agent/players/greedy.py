@@ -1,0 +1,121 @@
+"""The greedy player: the best one-step expected value, no search.
+
+For each legal action it applies the action to a copy of a world drawn from its observation
+(``state.resample_hidden``: it reads nothing hidden) and takes the exact expectation of the
+evaluation (:func:`agent.search.evaluation.evaluate`: the game result when it is over, else
+the ruleset's features in points, squashed) over the chance nodes that immediately follow:
+enumerated when they have at most ``enumerate_limit`` outcomes (nested nodes up to
+``max_branches`` leaves in all), otherwise ``samples`` seeded draws. It stops at the next
+decision, whoever makes it. Ties (most orders do not change the evaluation at once: choosing
+a group, a chain) are broken by the balanced posture's score of the order, then by the
+engine's canonical order. To keep a decision cheap it looks at every order except artillery
+and smoke, of which it keeps the ``artillery_top`` best by their exact expected effect.
+
+Examples
+--------
+>>> from engine.scenario import load_scenario
+>>> state = load_scenario("maps/met_calm_bocage.json").new_game(seed=2)
+>>> action = GreedyPlayer(seed=0).act(state)
+>>> state.is_legal(action)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Hashable
+
+import numpy as np
+
+from engine.game import GameState
+
+from ..search.chance import ChanceResolver
+from ..search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from ..search.macro import Simulator
+from ..search.policy import BALANCED, PosturePolicy, action_score
+from .base import PlannedAction, Player
+
+__all__ = ["GreedyPlayer"]
+
+#: Ranks artillery and smoke for the shortlist, and breaks ties.
+_RANKING = replace(BALANCED, artillery=True)
+
+
+class GreedyPlayer(Player):
+    """Best one-step expected evaluation over the chance nodes right after the action."""
+
+    name = "greedy"
+
+    def __init__(self, seed: int = 0, *, enumerate_limit: int = 16, max_branches: int = 64, samples: int = 4,
+                 artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.enumerate_limit = enumerate_limit
+        self.max_branches = max_branches
+        self.samples = samples
+        self.artillery_top = artillery_top
+        self.weights = weights
+        self.last: list[tuple[Hashable, float]] = []
+
+    def __repr__(self) -> str:
+        return f"GreedyPlayer(seed={self.seed})"
+
+    def act(self, state: GameState) -> Hashable:
+        return self._choose(state)[0]
+
+    def plan(self, state: GameState) -> list[PlannedAction]:
+        action, value = self._choose(state)
+        return [PlannedAction(action, f"best one-step expected value {value:+.3f}")]
+
+    # ------------------------------------------------------------------ internals
+    def _world(self, state: GameState, side: str) -> GameState:
+        world = state.resample_hidden(side, self.rng)
+        policy = PosturePolicy(BALANCED)
+        Simulator(side, ChanceResolver(self.rng), policy, policy).to_own_decision(world)
+        return world
+
+    def _choose(self, state: GameState) -> tuple[Hashable, float]:
+        side = state.current_player()
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0], 0.0
+        world = self._world(state, side)
+        candidates = world.legal_actions()
+        infos = world.describe_actions(candidates)
+        keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
+        heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
+                       key=lambda i: (-action_score(infos[i], _RANKING), i))
+        keep = sorted(keep + heavy[: self.artillery_top])
+        scored = []
+        for i in keep:
+            child = world.clone()
+            child.apply_action(candidates[i])
+            value = self._expected(child, side, self.max_branches)
+            scored.append((value, action_score(infos[i], _RANKING), -i))
+        self.last = [(candidates[-s[2]], s[0]) for s in scored]
+        for value, _, neg in sorted(scored, reverse=True):
+            if state.is_legal(candidates[-neg]):
+                return candidates[-neg], value
+        return actions[-1], 0.0
+
+    def _expected(self, state: GameState, side: str, branches: int) -> float:
+        if not state.is_chance_node():
+            return evaluate(state, side, self.weights)
+        outcomes = state.chance_outcomes()
+        if len(outcomes) <= self.enumerate_limit and len(outcomes) <= branches:
+            share = max(1, branches // len(outcomes))
+            total = 0.0
+            for outcome, p in outcomes:
+                child = state.clone()
+                child.apply_action(outcome)
+                total += float(p) * self._expected(child, side, share)
+            return total
+        probabilities = np.array([float(p) for _, p in outcomes])
+        probabilities /= probabilities.sum()
+        draws = self.rng.choice(len(outcomes), size=self.samples, p=probabilities)
+        total = 0.0
+        for d in draws:
+            child = state.clone()
+            child.apply_action(outcomes[int(d)][0])
+            total += evaluate(child, side, self.weights) if not child.is_chance_node() else self._expected(child, side, 1)
+        return total / self.samples

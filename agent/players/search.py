@@ -1,0 +1,168 @@
+"""The AI: information-set MCTS over whole-scope plans, with a time budget per decision.
+
+At the first decision of each scope (a CHQ pulse, a MET side's part of a phase, a barrage
+round, an opportunity-fire window, ...) the player searches (:class:`agent.search.MacroSearch`)
+and keeps the winning plan; later decisions of the same scope play the plan's next order that
+is legal, and when the plan runs out the plan's posture finishes the scope in a world sampled
+from the observation. Everything the search looks at is a world drawn from
+``state.observation(side)``: the true state is only asked whether an order is legal.
+
+Examples
+--------
+>>> from engine.scenario import load_scenario
+>>> state = load_scenario("maps/chq_smoke_advance.json").new_game(seed=3)
+>>> ai = SearchPlayer(seed=1, iterations=4, time_per_decision=None)
+>>> steps = ai.plan(state)
+>>> state.is_legal(steps[0].action)
+True
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Hashable
+
+import numpy as np
+
+from engine.game import GameState
+
+from ..search.macro import Plan
+from ..search.mcts import MacroSearch, SearchConfig, SearchResult
+from ..search.policy import BALANCED, action_score
+from ..search.sources import PlanSource
+from .base import PlannedAction, Player
+
+__all__ = ["SearchPlayer", "AIPlayer"]
+
+
+class SearchPlayer(Player):
+    """The AI opponent.
+
+    Parameters
+    ----------
+    seed:
+        Seed of the player's generator: worlds, chance and tie-breaks all come from it, so
+        with an ``iterations`` budget the same seed plays the same game.
+    time_per_decision:
+        Seconds of search per decision (default 1.0); None for no time limit.
+    iterations:
+        Iterations of search per decision (None: as many as the time allows). Give an
+        iteration budget and ``time_per_decision=None`` for a deterministic player.
+    sources:
+        Plan sources (default: movement postures, fire plans, smoke plans).
+    config:
+        :class:`~agent.search.SearchConfig`.
+    replan:
+        ``"scope"`` (default): search once per scope and follow the plan; ``"always"``: search
+        at every decision.
+    """
+
+    name = "ai"
+
+    def __init__(self, seed: int = 0, time_per_decision: float | None = 1.0, iterations: int | None = None,
+                 sources: list[PlanSource] | None = None, config: SearchConfig = SearchConfig(), replan: str = "scope"):
+        if time_per_decision is None and iterations is None:
+            raise ValueError("give the search a budget: time_per_decision, iterations or both")
+        if replan not in ("scope", "always"):
+            raise ValueError(f"replan must be 'scope' or 'always', got {replan!r}")
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.time_per_decision = time_per_decision
+        self.iterations = iterations
+        self.sources = sources
+        self.config = config
+        self.replan = replan
+        self._plan: Plan | None = None
+        self._scope = None
+        self._cursor = 0
+        self.last: SearchResult | None = None
+        self.searches: list[float] = []  # seconds taken by each search (the decision-time benchmark)
+        _warm_up()
+
+    def __repr__(self) -> str:
+        budget = f"iterations={self.iterations}" if self.iterations else f"time={self.time_per_decision}s"
+        return f"SearchPlayer(seed={self.seed}, {budget})"
+
+    # ------------------------------------------------------------------ the interface
+    def act(self, state: GameState) -> Hashable:
+        side = state.current_player()
+        scope = state.plan_scope(side)
+        if self.replan == "always" or self._plan is None or scope is None or scope != self._scope:
+            actions = state.legal_actions()
+            if len(actions) == 1:
+                return actions[0]
+            self._search(state, side, scope)
+        action = self._next_step(state)
+        if action is not None:
+            return action
+        return self._complete(state, side)
+
+    def plan(self, state: GameState) -> list[PlannedAction]:
+        """The whole scope's intended orders with reasons (searched afresh), the first legal now."""
+        side = state.current_player()
+        result = self._search(state, side, state.plan_scope(side))
+        if result.plan is None:
+            return [PlannedAction(self._complete(state, side), "no plan: the posture's best order")]
+        header = (f"{result.plan.label} [{result.plan.source}; value {result.value:+.2f} over "
+                  f"{result.iterations} simulations]")
+        steps = list(result.plan.steps)
+        first = next((i for i, s in enumerate(steps) if state.is_legal(s.action)), None)
+        if first is None:
+            return [PlannedAction(self._complete(state, side), header)]
+        steps = steps[first:]
+        steps[0] = PlannedAction(steps[0].action, f"{header}: {steps[0].reason}")
+        return steps
+
+    # ------------------------------------------------------------------ internals
+    def _search(self, state: GameState, side: str, scope) -> SearchResult:
+        start = time.perf_counter()
+        search = MacroSearch(side, self.rng, self.sources, self.config)
+        result = search.run(state, iterations=self.iterations, seconds=self.time_per_decision)
+        self.searches.append(time.perf_counter() - start)
+        self.last = result
+        self._plan, self._scope, self._cursor = result.plan, scope, 0
+        return result
+
+    def _next_step(self, state: GameState) -> Hashable | None:
+        if self._plan is None:
+            return None
+        steps = self._plan.steps
+        while self._cursor < len(steps):
+            action = steps[self._cursor].action
+            self._cursor += 1
+            if state.is_legal(action):
+                return action
+        return None
+
+    def _complete(self, state: GameState, side: str) -> Hashable:
+        """The plan's posture picks the order, in a world drawn from the observation."""
+        posture = self._plan.posture if self._plan is not None else BALANCED
+        search = MacroSearch(side, self.rng, [], self.config)
+        world = search.world(state)
+        actions = world.legal_actions()
+        infos = world.describe_actions(actions, detail=posture.artillery)
+        order = sorted(range(len(actions)), key=lambda i: (-action_score(infos[i], posture), i))
+        for i in order:
+            if action_score(infos[i], posture) <= 0.0 and infos[i]["kind"] not in ("end", "pass"):
+                continue
+            if state.is_legal(actions[i]):
+                return actions[i]
+        for i in order:
+            if state.is_legal(actions[i]):
+                return actions[i]
+        return state.legal_actions()[-1]
+
+
+def _warm_up() -> None:
+    """Import the planners now, so that the first decision's budget is not spent importing."""
+    import importlib
+
+    for name in ("agent.smoke", "agent.fires"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # optional planners: the search works without them
+            pass
+
+
+#: The AI opponent under its plain name.
+AIPlayer = SearchPlayer

@@ -1,0 +1,165 @@
+"""Macro-actions: a whole pulse or phase of orders for one side, and how they are played.
+
+A :class:`Plan` is the orders of one *scope* (``state.plan_scope(side)``: a CHQ pulse from
+its chain to its ``end``, a MET side's part of a phase, a barrage round, ...) in order, each
+with its reason, plus the posture that completes it when the table turns out differently.
+Plans are recorded by playing a policy through the scope in a sampled world
+(:func:`record_plan`), and replayed in other worlds (:func:`play_plan`): each order is played
+if it is legal when its turn comes and skipped otherwise; when the orders run out before the
+scope ends, the posture finishes it. The enemy's decisions inside the scope (CHQ opportunity
+fire) and everything outside it are played by the enemy's policy; chance nodes by a
+:class:`~agent.search.chance.ChanceResolver`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Hashable, Sequence
+
+from engine.game import GameState
+
+from ..players.base import PlannedAction
+from .chance import ChanceResolver
+from .policy import BALANCED, Posture, PosturePolicy
+
+__all__ = ["Plan", "OutOfTime", "Simulator"]
+
+
+class OutOfTime(Exception):
+    """Raised inside a simulation when the decision's deadline has passed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """One macro-action: the orders of a scope with reasons, its posture, where it came from."""
+
+    steps: tuple[PlannedAction, ...]
+    label: str
+    source: str
+    posture: Posture = BALANCED
+    forced: tuple[Hashable, ...] = field(default=(), compare=False)
+
+    @property
+    def actions(self) -> tuple[Hashable, ...]:
+        return tuple(step.action for step in self.steps)
+
+    def describe(self) -> str:
+        return f"{self.label} [{self.source}]: " + "; ".join(str(a) for a in self.actions)
+
+
+Chooser = Callable[[GameState], tuple[Hashable, str]]
+
+
+class Simulator:
+    """Plays scopes in worlds for one search: chance, the enemy's replies, deadlines.
+
+    ``deadline`` is a ``time.perf_counter()`` value (None: no limit); past it, any step raises
+    :class:`OutOfTime` so that a search stops within its budget.
+    """
+
+    def __init__(self, side: str, chance: ChanceResolver, enemy_policy: PosturePolicy, own_policy: PosturePolicy,
+                 deadline: float | None = None, max_steps: int = 4000):
+        self.side = side
+        self.chance = chance
+        self.enemy_policy = enemy_policy
+        self.own_policy = own_policy
+        self.deadline = deadline
+        self.max_steps = max_steps
+
+    def check(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime
+
+    def default_choice(self, state: GameState) -> tuple[Hashable, str]:
+        mover = state.current_player()
+        return (self.own_policy if mover == self.side else self.enemy_policy).choose(state)
+
+    def to_decision(self, state: GameState, stream: int | None = None, visit: int = 0) -> None:
+        """Resolve chance nodes until a decision (or the end)."""
+        j = 0
+        while state.is_chance_node():
+            self.check()
+            self.chance.resolve(state, None if stream is None else stream * 131 + j, visit)
+            j += 1
+
+    def to_own_decision(self, state: GameState) -> None:
+        """Play on (chance, the enemy's policy) until ``side`` decides, e.g. after a MET world was
+        put back at the enemy's hidden declaration."""
+        for _ in range(self.max_steps):
+            self.to_decision(state)
+            if state.is_terminal() or state.current_player() == self.side:
+                return
+            self.check()
+            state.apply_action(self.enemy_policy.choose(state)[0])
+        raise RuntimeError("the enemy's policy did not hand the decision back")
+
+    def play_scope(self, state: GameState, owner: str, choose: Chooser, *, forced: Sequence[Hashable] = (),
+                   stream: int | None = None, visit: int = 0, record: bool = False) -> list[PlannedAction]:
+        """Play ``owner``'s current scope to its end with ``choose`` (forced orders first, as soon
+        as each is legal); others' decisions inside it by their default policy."""
+        scope = state.plan_scope(owner)
+        pending = list(forced)
+        out: list[PlannedAction] = []
+        j = 0
+        for _ in range(self.max_steps):
+            self.check()
+            if state.is_terminal() or scope is None:
+                break
+            if state.is_chance_node():
+                self.chance.resolve(state, None if stream is None else stream * 131 + j, visit)
+                j += 1
+                continue
+            if state.plan_scope(owner) != scope:
+                break
+            mover = state.current_player()
+            if mover != owner:
+                state.apply_action(self.default_choice(state)[0])
+                continue
+            action, reason = None, ""
+            for k, candidate in enumerate(pending):
+                if state.is_legal(candidate):
+                    action, reason = candidate, "planned"
+                    del pending[k]
+                    break
+            if action is None:
+                action, reason = choose(state)
+            if record:
+                out.append(PlannedAction(action, reason))
+            state.apply_action(action)
+        return out
+
+    def play_plan(self, state: GameState, owner: str, plan: Plan, *, stream: int | None = None, visit: int = 0) -> None:
+        """Replay ``plan`` in ``state`` (a world it may not have been made in)."""
+        steps = list(plan.steps)
+        cursor = [0]
+        completion = PosturePolicy(plan.posture)
+
+        def choose(world: GameState):
+            while cursor[0] < len(steps):
+                step = steps[cursor[0]]
+                cursor[0] += 1
+                if world.is_legal(step.action):
+                    return step.action, step.reason
+            return completion.choose(world)
+
+        self.play_scope(state, owner, choose, stream=stream, visit=visit)
+
+    def record_plan(self, world: GameState, owner: str, policy: PosturePolicy, *, forced: Sequence[Hashable] = (),
+                    label: str = "", source: str = "") -> Plan:
+        """Play ``policy`` (with ``forced`` orders) through ``owner``'s scope in a clone of ``world``
+        and keep the orders as a plan."""
+        steps = self.play_scope(world.clone(), owner, policy.choose, forced=forced, record=True)
+        return Plan(tuple(steps), label or policy.posture.reason, source, policy.posture, tuple(forced))
+
+    def rollout(self, state: GameState, scopes: int) -> None:
+        """Both sides play their default policies for ``scopes`` more scopes (or to the end)."""
+        for _ in range(scopes):
+            self.to_decision(state)
+            if state.is_terminal():
+                return
+            mover = state.current_player()
+            if state.plan_scope(mover) is None:
+                state.apply_action(self.default_choice(state)[0])
+                continue
+            self.play_scope(state, mover, self.default_choice)

@@ -1,0 +1,227 @@
+"""Information-set Monte Carlo tree search over macro-actions.
+
+Each simulation:
+
+1. **Determinize**: draw a world from the player's observation
+   (``state.resample_hidden(side, rng)``: the enemy's dummies, the units under its Blinds,
+   its hidden declarations are redrawn; nothing hidden is read), and play the enemy's hidden
+   declaration, if the world was put back at it, with the enemy's policy.
+2. **Select** down an open-loop tree whose nodes are decision scopes and whose edges are
+   plans (macro-actions from the plan sources, see :mod:`agent.search.sources`). At the root
+   the plans are made once, in the first world, and compared by *sequential halving with
+   common random numbers*: in round ``r`` every surviving plan is simulated once with the
+   same world and the same dice stream, and after rounds 2, 4, 8, ... the worse half is
+   dropped, so that a budget of a few dozen simulations goes to the plans that matter and
+   their differences are not drowned by dice. Deeper nodes (the enemy's reply, then ours)
+   are expanded, with their owner's candidates made in the world that reaches them, once
+   their edge has ``expand_after`` visits, and chosen by UCB1 on the owner's mean value.
+   Chance nodes are stratified where small and sampled where large
+   (:class:`~agent.search.chance.ChanceResolver`).
+3. **Roll out** both sides' balanced posture for ``rollout_scopes`` more scopes, or to the
+   end of the game once in its last turn or period.
+4. **Evaluate** the leaf for the player (:func:`~agent.search.evaluation.evaluate`; a small
+   chance node at the leaf is enumerated exactly) and back the value up, negated for the
+   enemy's nodes (the game is zero-sum).
+
+The search is anytime: with a time budget it stops at the deadline (a simulation in flight is
+abandoned) and returns the best surviving plan; with an iteration budget and a seed it is
+deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.game import GameState
+
+from .chance import ChanceResolver, expected_leaf
+from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from .macro import OutOfTime, Plan, Simulator
+from .policy import BALANCED, PosturePolicy
+from .sources import MovementSource, PlanSource, default_sources, unique
+
+__all__ = ["SearchConfig", "SearchResult", "PlanStats", "MacroSearch"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """Knobs of the search; the defaults are the AI's."""
+
+    uct_c: float = 0.5
+    max_depth: int = 2
+    expand_after: int = 3
+    rollout_scopes: int = 1
+    final_rollout: int = 40  # scopes rolled out in the last turn or period (to the end, in practice)
+    enumerate_limit: int = 12
+    enemy_postures: tuple[str, ...] = ("balanced", "advance", "hold")
+    halving: bool = True  # sequential halving at the root (False: UCB1 there too)
+    weights: Weights = DEFAULT_WEIGHTS
+    time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
+
+
+@dataclass
+class PlanStats:
+    plan: Plan
+    visits: int = 0
+    total: float = 0.0
+    child: "Node | None" = None
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.visits if self.visits else 0.0
+
+
+@dataclass
+class Node:
+    owner: str
+    serial: int = 0
+    edges: list[PlanStats] = field(default_factory=list)
+    visits: int = 0
+    expanded: bool = False
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The chosen plan and what the search saw of every candidate."""
+
+    plan: Plan | None
+    value: float
+    iterations: int
+    elapsed: float
+    candidates: tuple[tuple[Plan, int, float], ...]  # (plan, visits, mean value)
+
+
+class MacroSearch:
+    """One decision's search for ``side``: ``run(state)`` returns a :class:`SearchResult`."""
+
+    def __init__(self, side: str, rng: np.random.Generator, sources: list[PlanSource] | None = None,
+                 config: SearchConfig = SearchConfig()):
+        self.side = side
+        self.rng = rng
+        self.sources = list(default_sources() if sources is None else sources)
+        self.config = config
+        self.chance = ChanceResolver(rng, config.enumerate_limit)
+        policy = PosturePolicy(BALANCED)
+        self.sim = Simulator(side, self.chance, policy, policy)
+        self._enemy_source = MovementSource(config.enemy_postures)
+        self._serial = 0
+
+    # ------------------------------------------------------------------ worlds
+    def world(self, state: GameState, rng: np.random.Generator | None = None) -> GameState:
+        """A world drawn from ``side``'s observation of ``state``, at ``side``'s decision."""
+        world = state.resample_hidden(self.side, rng if rng is not None else self.rng)
+        self.sim.to_own_decision(world)
+        return world
+
+    def candidates(self, world: GameState, owner: str, sources) -> list[Plan]:
+        plans: list[Plan] = []
+        for source in sources:
+            try:
+                plans.extend(source.plans(world, owner, self.sim, self.rng))
+            except OutOfTime:
+                if plans:
+                    break
+                raise
+        return unique(plans)
+
+    # ------------------------------------------------------------------ the search
+    def run(self, state: GameState, *, iterations: int | None = None, seconds: float | None = 1.0) -> SearchResult:
+        start = time.perf_counter()
+        self.sim.deadline = None if seconds is None else start + self.config.time_share * seconds
+        self._serial = 0
+        root = Node(self.side, 0)
+        try:
+            first = self.world(state)
+            root.edges = [PlanStats(p) for p in self.candidates(first, self.side, self.sources)]
+        except OutOfTime:
+            pass
+        root.expanded = True
+        if not root.edges:
+            return SearchResult(None, 0.0, 0, time.perf_counter() - start, ())
+        base = int(self.rng.integers(2**62))
+        done = 0
+        survivors = list(root.edges)
+        rounds = 0
+        try:
+            while iterations is None or done < iterations:
+                if seconds is None and iterations is None:
+                    break
+                if self.config.halving:
+                    for edge in list(survivors):
+                        if iterations is not None and done >= iterations:
+                            break
+                        self._iterate(state, root, base, rounds, forced=edge)
+                        done += 1
+                    rounds += 1
+                    if len(survivors) > 2 and rounds & (rounds - 1) == 0 and rounds >= 2:
+                        survivors.sort(key=lambda e: -e.mean)
+                        survivors = survivors[: max(2, math.ceil(len(survivors) / 2))]
+                else:
+                    self._iterate(state, root, base, done)
+                    done += 1
+        except OutOfTime:
+            pass
+        pool = survivors if self.config.halving else root.edges
+        visited = [e for e in pool if e.visits] or pool
+        if self.config.halving:
+            top = max(e.visits for e in visited)
+            best = max((e for e in visited if e.visits == top), key=lambda e: e.mean)
+        else:
+            best = max(visited, key=lambda e: (e.visits, e.mean))
+        elapsed = time.perf_counter() - start
+        table = tuple((e.plan, e.visits, e.mean) for e in root.edges)
+        return SearchResult(best.plan, best.mean, done, elapsed, table)
+
+    def _select(self, node: Node) -> PlanStats:
+        for edge in node.edges:
+            if edge.visits == 0:
+                return edge
+        log_n = math.log(max(1, node.visits))
+        c = self.config.uct_c
+        return max(node.edges, key=lambda e: e.mean + c * math.sqrt(log_n / e.visits))
+
+    def _iterate(self, state: GameState, root: Node, base: int, round_: int, forced: PlanStats | None = None) -> None:
+        """One simulation; its world and dice come from ``(base, round_)`` (common random numbers:
+        every root plan of a round meets the same world and the same dice stream)."""
+        sim, side = self.sim, self.side
+        rng = np.random.default_rng([base, round_])
+        self.chance.rng = rng
+        world = self.world(state, rng)
+        path: list[tuple[Node, PlanStats]] = []
+        node = root
+        depth = 0
+        while node is not None and depth < self.config.max_depth and not world.is_terminal():
+            owner = world.current_player()
+            if owner != node.owner or world.plan_scope(owner) is None:
+                break
+            if not node.expanded:
+                sources = self.sources if owner == side else [self._enemy_source]
+                node.edges = [PlanStats(p) for p in self.candidates(world, owner, sources)]
+                node.expanded = True
+                if not node.edges:
+                    break
+            edge = forced if (node is root and forced is not None) else self._select(node)
+            sim.play_plan(world, owner, edge.plan, stream=node.serial * 977 + depth, visit=round_)
+            path.append((node, edge))
+            sim.to_decision(world)
+            depth += 1
+            if world.is_terminal() or depth >= self.config.max_depth:
+                break
+            if edge.child is None and edge.visits + 1 >= self.config.expand_after:
+                self._serial += 1
+                edge.child = Node(world.current_player(), self._serial)
+            node = edge.child
+        scopes = self.config.rollout_scopes
+        if not world.is_terminal() and world.features(side).get("left", 1.0) < 1.0:
+            scopes = self.config.final_rollout  # the last turn: play it out, the result is near
+        sim.rollout(world, scopes)
+        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights), self.config.enumerate_limit)
+        for n, edge in path:
+            signed = value if n.owner == side else -value
+            edge.visits += 1
+            edge.total += signed
+            n.visits += 1

@@ -1,0 +1,343 @@
+"""Tournament: every pair of players on every map, both sides, N seeded games each.
+
+Players: ``random`` (uniform), ``greedy`` (best one-step expected value), ``ai`` (MCTS over
+whole-scope plans, :class:`agent.players.SearchPlayer`) and ``openspiel-mcts`` (OpenSpiel's
+MCTSBot with random rollouts on a world drawn from its observation). The AI and MCTSBot get the
+same time per decision (``--time-per-decision``): a decision is one call that searches (the AI
+searches once per scope and follows its plan; MCTSBot searches at every decision with a
+choice, so it thinks more in total; both totals are reported).
+
+For each pair and map: the first player's wins, draws and losses over ``2 x --games`` games
+(``--games`` with each side), its win rate with a 95% Wilson interval, its score rate (a draw
+counts half) and its mean final score (the ruleset's scaled point difference). The AI's
+decision times give the benchmark: median, 95th percentile, maximum, and how many searches
+ran over budget + 20%. Written to ``--out``: ``games.csv`` (one row a game),
+``summary.csv`` / ``summary.md`` (the table, and the targets), ``decision_times.csv``,
+``win_rates.png`` and ``decision_times.png``. Games run in ``--workers`` processes; progress
+is shown with rich.
+
+Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import math
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")
+TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
+
+
+@dataclass(frozen=True)
+class Task:
+    map: str
+    first: str
+    second: str
+    first_side: int  # 0 or 1: which side of the scenario the first player plays
+    game: int
+    seed: int
+    time_per_decision: float
+
+
+@dataclass
+class Outcome:
+    map: str
+    first: str
+    second: str
+    first_side: str
+    game: int
+    seed: int
+    result: float  # +1 / 0 / -1 for the first player
+    score: float  # the first player's final score
+    decisions: int
+    seconds: float
+    first_think: float
+    second_think: float
+    ai_searches: list
+
+
+def make_player(name: str, seed: int, time_per_decision: float):
+    from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
+
+    if name == "random":
+        return RandomPlayer(seed)
+    if name == "greedy":
+        return GreedyPlayer(seed)
+    if name == "ai":
+        return SearchPlayer(seed, time_per_decision=time_per_decision)
+    if name == "openspiel-mcts":
+        from agent.players import OpenSpielMCTSPlayer
+
+        return OpenSpielMCTSPlayer(seed, time_per_decision=time_per_decision)
+    raise ValueError(f"unknown player {name!r}: one of {', '.join(PLAYERS)}")
+
+
+def play(task: Task) -> Outcome:
+    from agent.match import play_game
+    from engine.scenario import load_scenario
+
+    scenario = load_scenario(ROOT / "maps" / f"{task.map}.json")
+    sides = [s.id for s in scenario.sides]
+    mine, theirs = sides[task.first_side], sides[1 - task.first_side]
+    first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision)
+    second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision)
+    think = {mine: 0.0, theirs: 0.0}
+    players = {mine: _Timed(first, think, mine), theirs: _Timed(second, think, theirs)}
+    start = time.perf_counter()
+    record = play_game(scenario.new_game(seed=task.seed), players)
+    searches = []
+    for player in (first, second):
+        if type(player).__name__ == "SearchPlayer":
+            searches.extend(player.searches)
+    return Outcome(task.map, task.first, task.second, mine, task.game, task.seed, float(record.returns[mine]),
+                   float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
+                   searches)
+
+
+class _Timed:
+    """A player whose thinking time is added up."""
+
+    def __init__(self, player, totals, side):
+        self.player, self.totals, self.side = player, totals, side
+
+    def act(self, state):
+        start = time.perf_counter()
+        try:
+            return self.player.act(state)
+        finally:
+            self.totals[self.side] += time.perf_counter() - start
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95% for z = 1.96)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def tasks_for(maps, pairs, games: int, time_per_decision: float) -> list[Task]:
+    out = []
+    for m in maps:
+        for first, second in pairs:
+            for side in (0, 1):
+                for g in range(games):
+                    out.append(Task(m, first, second, side, g, 1000 * g + 17 * side + 1, time_per_decision))
+    # the slow games first, so that the workers finish together
+    weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
+    out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
+    return out
+
+
+def summarise(outcomes: list[Outcome], maps, pairs) -> list[dict]:
+    rows = []
+    for first, second in pairs:
+        for m in list(maps) + ["all"]:
+            games = [o for o in outcomes if o.first == first and o.second == second and (m == "all" or o.map == m)]
+            if not games:
+                continue
+            n = len(games)
+            wins = sum(o.result > 0 for o in games)
+            draws = sum(o.result == 0 for o in games)
+            low, high = wilson(wins, n)
+            target = TARGETS.get((first, second))
+            rows.append({
+                "first": first, "second": second, "map": m, "games": n, "wins": wins, "draws": draws,
+                "losses": n - wins - draws, "win_rate": wins / n, "ci_low": low, "ci_high": high,
+                "score_rate": (wins + 0.5 * draws) / n, "mean_score": statistics.fmean(o.score for o in games),
+                "first_think_s": statistics.fmean(o.first_think for o in games),
+                "second_think_s": statistics.fmean(o.second_think for o in games),
+                "target": "" if target is None else target,
+                "met": "" if target is None else ("yes" if wins / n >= target else "no"),
+            })
+    return rows
+
+
+def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
+    times = [t for o in outcomes for t in o.ai_searches]
+    if not times:
+        return {}
+    ordered = sorted(times)
+    return {
+        "searches": len(times),
+        "median_s": statistics.median(times),
+        "p95_s": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
+        "max_s": ordered[-1],
+        "over_budget_20pct": sum(t > 1.2 * budget for t in times),
+        "budget_s": budget,
+    }
+
+
+def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "games.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=[k for k in asdict(outcomes[0]) if k != "ai_searches"])
+        writer.writeheader()
+        for o in outcomes:
+            row = asdict(o)
+            row.pop("ai_searches")
+            writer.writerow(row)
+    with open(out / "summary.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    with open(out / "decision_times.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["map", "game", "seed", "seconds"])
+        for o in outcomes:
+            for t in o.ai_searches:
+                writer.writerow([o.map, o.game, o.seed, f"{t:.4f}"])
+    lines = [
+        "# Tournament",
+        "",
+        f"`{' '.join(['python', 'experiments/tournament.py'] + sys.argv[1:])}`",
+        "",
+        f"{args.games} game(s) per side per pair and map, {args.time_per_decision:g} s per decision for the AI and MCTSBot, "
+        f"{len(outcomes)} games. Win rate of the first player with a 95% Wilson interval; a draw is not a win "
+        "(score rate counts it half); score is the ruleset's scaled point difference for the first player; think is "
+        "the mean total thinking time per game (first / second player).",
+        "",
+        "| first | second | map | W-D-L | win rate | 95% CI | score rate | mean score | think s | target |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        target = "" if r["target"] == "" else f"{r['target']:.0%} {'met' if r['met'] == 'yes' else 'NOT met'}"
+        lines.append(
+            f"| {r['first']} | {r['second']} | {r['map']} | {r['wins']}-{r['draws']}-{r['losses']} | {r['win_rate']:.0%} | "
+            f"{r['ci_low']:.0%}-{r['ci_high']:.0%} | {r['score_rate']:.0%} | {r['mean_score']:+.2f} | "
+            f"{r['first_think_s']:.0f} / {r['second_think_s']:.0f} | {target} |"
+        )
+    if bench:
+        lines += [
+            "",
+            "## AI decision time",
+            "",
+            f"{bench['searches']} searches with a {bench['budget_s']:g} s budget: median {bench['median_s']:.3f} s, "
+            f"95th percentile {bench['p95_s']:.3f} s, max {bench['max_s']:.3f} s; "
+            f"{bench['over_budget_20pct']} over budget + 20%.",
+        ]
+    (out / "summary.md").write_text("\n".join(lines) + "\n")
+    plot(out, rows, outcomes, bench)
+
+
+def plot(out: Path, rows, outcomes, bench) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pairs = list(dict.fromkeys((r["first"], r["second"]) for r in rows))
+    maps = list(dict.fromkeys(r["map"] for r in rows))
+    fig, ax = plt.subplots(figsize=(max(8, 1.3 * len(maps) * max(1, len(pairs)) / 3), 5))
+    width = 0.8 / max(1, len(pairs))
+    for i, pair in enumerate(pairs):
+        xs, ys, lo, hi = [], [], [], []
+        for j, m in enumerate(maps):
+            r = next((r for r in rows if (r["first"], r["second"]) == pair and r["map"] == m), None)
+            if r is None:
+                continue
+            xs.append(j + (i - (len(pairs) - 1) / 2) * width)
+            ys.append(r["win_rate"])
+            lo.append(r["win_rate"] - r["ci_low"])
+            hi.append(r["ci_high"] - r["win_rate"])
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=f"{pair[0]} vs {pair[1]}")
+    for (first, second), target in TARGETS.items():
+        if (first, second) in pairs:
+            ax.axhline(target, linestyle="--", linewidth=0.8, color="grey")
+    ax.set_xticks(range(len(maps)))
+    ax.set_xticklabels(maps, rotation=30, ha="right")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("win rate of the first player (95% Wilson CI)")
+    ax.set_title("fireplan tournament (dashed: the AI's targets, 90% and 65%)")
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    fig.savefig(out / "win_rates.png", dpi=120)
+    plt.close(fig)
+    times = [t for o in outcomes for t in o.ai_searches]
+    if times:
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        ax.hist(times, bins=40)
+        ax.axvline(bench["budget_s"], color="black", linewidth=0.8, label="budget")
+        ax.axvline(1.2 * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
+        ax.set_xlabel("seconds per AI search")
+        ax.set_ylabel("searches")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(out / "decision_times.png", dpi=120)
+        plt.close(fig)
+
+
+def main(argv=None) -> int:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.table import Table
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=2, help="games per side for each pair and map")
+    parser.add_argument("--maps", nargs="*", default=None, help="map names (default: every map)")
+    parser.add_argument("--players", nargs="*", default=list(PLAYERS), help=f"among {', '.join(PLAYERS)}")
+    parser.add_argument("--pairs", nargs="*", default=None, help="only these pairs, as first:second (e.g. ai:random)")
+    parser.add_argument("--time-per-decision", type=float, default=1.0, help="seconds per decision for ai and openspiel-mcts")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes")
+    parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
+    args = parser.parse_args(argv)
+    maps = args.maps or sorted(p.stem for p in (ROOT / "maps").glob("*.json") if not p.name.endswith(".schema.json"))
+    for name in args.players:
+        if name not in PLAYERS:
+            parser.error(f"unknown player {name!r}: one of {', '.join(PLAYERS)}")
+    order = {name: i for i, name in enumerate(("ai", "greedy", "openspiel-mcts", "random"))}
+    if args.pairs:
+        pairs = [tuple(p.split(":")) for p in args.pairs]
+    else:
+        pairs = [tuple(sorted(p, key=order.get)) for p in itertools.combinations(args.players, 2)]
+    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision)
+    console = Console(stderr=True)
+    console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
+                  f"{args.time_per_decision:g} s per decision; {args.workers} workers")
+    outcomes: list[Outcome] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console) as progress:
+        bar = progress.add_task("games", total=len(tasks))
+        with ProcessPoolExecutor(max_workers=args.workers) as pool:
+            futures = {pool.submit(play, t): t for t in tasks}
+            for future in as_completed(futures):
+                o = future.result()
+                outcomes.append(o)
+                progress.update(bar, advance=1, description=f"{o.first} vs {o.second} on {o.map}: {o.result:+.0f}")
+    outcomes.sort(key=lambda o: (o.map, o.first, o.second, o.first_side, o.game))
+    rows = summarise(outcomes, maps, pairs)
+    bench = decision_benchmark(outcomes, args.time_per_decision)
+    write_outputs(args.out, outcomes, rows, bench, args)
+    table = Table(title="tournament (first player's view)")
+    for column in ("first", "second", "map", "W-D-L", "win rate [95% CI]", "mean score", "target"):
+        table.add_column(column)
+    for r in rows:
+        if r["map"] != "all" and len(maps) > 1:
+            continue
+        target = "" if r["target"] == "" else f"{r['target']:.0%} {'met' if r['met'] == 'yes' else 'NOT met'}"
+        table.add_row(r["first"], r["second"], r["map"], f"{r['wins']}-{r['draws']}-{r['losses']}",
+                      f"{r['win_rate']:.0%} [{r['ci_low']:.0%}, {r['ci_high']:.0%}]", f"{r['mean_score']:+.2f}", target)
+    console.print(table)
+    if bench:
+        console.print(f"AI decision time: median {bench['median_s']:.3f} s, p95 {bench['p95_s']:.3f} s, max "
+                      f"{bench['max_s']:.3f} s, {bench['over_budget_20pct']} of {bench['searches']} over budget + 20%")
+    console.print(f"written to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,87 @@
+"""GreedyPlayer: the best one-step expected value, exact over the chance nodes that follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from agent.players import GreedyPlayer, RandomPlayer
+from agent.search.evaluation import evaluate
+from engine.rulesets.chq.actions import Fire
+from engine.scenario import load_scenario
+
+from .test_search_crafted import smoke_position
+
+MAPS = Path(__file__).resolve().parents[3] / "maps"
+
+
+def _fire_decision():
+    """A CHQ state where the side to move may fire (chance follows the fire at once)."""
+    state = load_scenario(MAPS / "chq_smoke_advance.json").new_game(seed=4)
+    player = RandomPlayer(4)
+    for _ in range(3000):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        if any(isinstance(a, Fire) for a in state.legal_actions()):
+            return state
+        state.apply_action(player.act(state))
+    raise AssertionError("no fire decision found")
+
+
+def test_greedy_is_legal_and_deterministic():
+    state = _fire_decision()
+    first, second = GreedyPlayer(seed=3), GreedyPlayer(seed=3)
+    assert first.act(state) == second.act(state)
+    assert state.is_legal(first.act(state))
+
+
+def _exact(state, side):
+    """The plain recursive expectation of the evaluation over every chance node from here."""
+    if not state.is_chance_node():
+        return evaluate(state, side)
+    total = 0.0
+    for outcome, p in state.chance_outcomes():
+        child = state.clone()
+        child.apply_action(outcome)
+        total += float(p) * _exact(child, side)
+    return total
+
+
+def test_greedy_values_are_exact_expectations_over_the_next_chance_nodes():
+    state = _fire_decision()
+    side = state.current_player()
+    greedy = GreedyPlayer(seed=0, enumerate_limit=10**6, max_branches=10**6)
+    world = greedy._world(state, side)
+    fire = next(a for a in world.legal_actions() if isinstance(a, Fire))
+    child = world.clone()
+    child.apply_action(fire)
+    assert child.is_chance_node() and len(child.chance_outcomes()) > 1  # the fire's roll
+    assert abs(greedy._expected(child, side, greedy.max_branches) - _exact(child, side)) < 1e-12
+    # and the choice maximises those values
+    chosen = greedy.act(state)
+    values = dict((str(a), v) for a, v in greedy.last)
+    assert values[str(chosen)] == max(values.values())
+
+
+def test_greedy_lays_smoke_before_the_enemy_fires():
+    """One step is enough to see that a screen takes the enemy's sight (the fire balance)."""
+    state = smoke_position()
+    greedy = GreedyPlayer(seed=0)
+    action = greedy.act(state)
+    assert type(action).__name__ in ("Grenade", "Launch", "Discharge")
+    values = {str(a): v for a, v in greedy.last}
+    assert values[str(action)] > values["hold gb-section-1"]
+
+
+def test_greedy_reads_only_its_observation():
+    """The world it looks ahead in is drawn from the observation (resample_hidden)."""
+    state = load_scenario(MAPS / "met_calm_bocage.json").new_game(seed=2)
+    greedy = GreedyPlayer(seed=5)
+    world = greedy._world(state, "gb")
+    assert world.observation("gb") == state.observation("gb")
+    assert evaluate(world, "gb") == evaluate(GreedyPlayer(seed=5)._world(state, "gb"), "gb")
+    assert np.isfinite(evaluate(world, "gb"))

@@ -1,0 +1,156 @@
+"""MET search hooks: plan_scope, resample_hidden (blinds, hidden declarations), features, describe."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+
+from agent.players import RandomPlayer
+from engine.rulesets.met.actions import End, Fire, Mission, Move
+from engine.geometry import rectangle
+from engine.rulesets.met.deviation import deviation_distribution
+from engine.rulesets.met.hooks import exact_threat
+from engine.rulesets.met.resolution import fire_number, hit_probability
+from engine.scenario import load_scenario, parse_scenario
+
+MAPS = Path(__file__).resolve().parents[3] / "maps"
+MET_MAPS = sorted(p for p in MAPS.glob("met_*.json"))
+
+
+def _walk(state, seed, steps):
+    player = RandomPlayer(seed)
+    done = 0
+    while not state.is_terminal() and done < steps:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        yield state
+        state.apply_action(player.act(state))
+        done += 1
+
+
+def flipped_calm_bocage() -> tuple:
+    """met_calm_bocage and a copy with other hidden truth: the PaK and the grenadiers swap
+    blinds. Same markers on the table for gb."""
+    data = json.loads((MAPS / "met_calm_bocage.json").read_text())
+    flip = json.loads(json.dumps(data))
+    units = {u["id"]: u for u in flip["units"]}
+    units["de-pak-1"]["blind"], units["de-gren-1"]["blind"] = "de-b2", "de-b1"
+    units["de-pak-1"]["position"], units["de-gren-1"]["position"] = units["de-gren-1"]["position"], units["de-pak-1"]["position"]
+    return parse_scenario(json.dumps(data)), parse_scenario(json.dumps(flip))
+
+
+def _signature(state):
+    elements = tuple((e.id, e.position, e.blind, str(e.status), e.acted) for e in sorted(state.elements.values(), key=lambda e: e.id))
+    blinds = tuple(sorted((b.id, b.position, b.dummy) for b in state.blinds.values()))
+    return elements, blinds, state.stage, tuple(str(o) for _, o in state.orders), tuple(str(a) for a in state.legal_actions())
+
+
+def _public(observation):
+    return dataclasses.replace(observation, to_act=None, phase=None, own_orders=None)
+
+
+@pytest.mark.parametrize("path", MET_MAPS, ids=lambda p: p.stem)
+def test_resample_hidden_keeps_the_observation(path):
+    state = load_scenario(path).new_game(seed=5)
+    rng = np.random.default_rng(0)
+    for k, seen in enumerate(_walk(state, 5, 60)):
+        side = seen.current_player()
+        world = seen.resample_hidden(side, rng)
+        if world.current_player() == side:
+            assert world.observation(side) == seen.observation(side)
+            assert world.plan_scope(side) == seen.plan_scope(side)
+        else:  # put back at the enemy's hidden declaration
+            assert _public(world.observation(side)) == _public(seen.observation(side))
+            assert world.current_player() == world.table.other(side) and seen.phase in ("fire", "artillery")
+        if k % 20 == 0:
+            other = world.clone()
+            player = RandomPlayer(k)
+            while not other.is_terminal():
+                other.apply_action(other.sample_chance() if other.is_chance_node() else player.act(other))
+
+
+def test_resample_hidden_never_reads_the_dummies():
+    first, second = (s.new_game(seed=2) for s in flipped_calm_bocage())
+    assert first.observation("gb") == second.observation("gb")
+    assert first.observation("de") != second.observation("de")
+    for seed in range(5):
+        a = first.resample_hidden("gb", np.random.default_rng(seed))
+        b = second.resample_hidden("gb", np.random.default_rng(seed))
+        assert _signature(a) == _signature(b)
+
+
+def test_a_blind_that_moved_is_real():
+    """A dummy never moves (only elements move in MET), so a marker off its start hides an element."""
+    state = load_scenario(MAPS / "met_calm_bocage.json").new_game(seed=1)
+    # de moves the grenadiers under de-b2 in its movement
+    while not (state.current_player() == "de" and state.phase == "move"):
+        state.apply_action(state.sample_chance() if state.is_chance_node() else End())
+    move = next(a for a in state.legal_actions() if isinstance(a, Move) and a.element == "de-gren-1")
+    state.apply_action(move)
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        world = state.resample_hidden("gb", rng)
+        assert not world.blinds["de-b2"].dummy
+        assert any(e.blind == "de-b2" for e in world.elements.values())
+
+
+def test_hidden_declarations_are_withdrawn_and_replayed():
+    """MET-19: the second side does not see the first side's fire orders of this phase."""
+    state = load_scenario(MAPS / "met_calm_bocage.json").new_game(seed=1)
+    rng = np.random.default_rng(0)
+    player = RandomPlayer(0)
+    while not (state.phase == "fire" and state.current_player() == "de" and any(s == "gb" for s, _ in state.orders)):
+        if state.is_terminal():
+            pytest.skip("no fire declared in this game")
+        state.apply_action(state.sample_chance() if state.is_chance_node() else player.act(state))
+    world = state.resample_hidden("de", rng)
+    assert world.current_player() == "gb" and world.phase == "fire"
+    assert not [o for s, o in world.orders if s == "gb"]
+    assert [o for s, o in state.orders if s == "gb"]  # the true state keeps them
+
+
+def test_features_are_antisymmetric():
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=3)
+    a, b = state.table.sides
+    for seen in _walk(state, 3, 80):
+        fa, fb = seen.features(a), seen.features(b)
+        for key in ("morale", "objectives", "pressure", "risk", "fire"):
+            assert fa[key] == pytest.approx(-fb[key])
+
+
+def _he_harm(state, action):
+    """Expected hits on located enemy elements of HE at a point: MET-2 deviation x beaten zone x d10."""
+    side = state.current_player()
+    battery = state.elements[action.battery]
+    total = 0.0
+    for deviation, p in deviation_distribution(rules=state.rules).items():
+        centre = (action.x + deviation.offset[0], action.y + deviation.offset[1])
+        zone = rectangle(centre, *state.beaten_zone(battery), state.table.line_of_fire[side])
+        for e in state.elements.values():
+            if e.side == side or not e.on_table or not e.alive or e.blind is not None:
+                continue
+            if zone.covers(shapely.Point(e.position)):
+                cover = state.in_cover(e.id) and state.rules.setting("artillery_cover_applies")
+                total += float(p) * float(hit_probability(fire_number(int(battery.card["fn"]), False, cover, state.rules)))
+    return total
+
+
+def test_describe_fire_and_he_are_exact():
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=3)
+    fires = he = 0
+    for seen in _walk(state, 3, 200):
+        actions = seen.legal_actions()
+        for action, info in zip(actions, seen.describe_actions(actions)):
+            if isinstance(action, Fire):
+                assert info["harm"] == pytest.approx(float(exact_threat(seen, action.element, action.target)))
+                fires += 1
+            if isinstance(action, Mission) and action.kind == "he" and he < 8 and info["harm"] > 0:
+                assert info["harm"] == pytest.approx(_he_harm(seen, action), rel=1e-9)
+                he += 1
+    assert fires > 0 and he > 0

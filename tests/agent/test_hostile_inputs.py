@@ -23,6 +23,7 @@ FILE_COMMANDS = {
     "demo": ["demo", "--scenario", "{file}", "--out", "{tmp}/demo"],
     "play": ["play", "{file}", "--human", "us", "--save", "{tmp}/g.save.json"],
     "play --load": ["play", "--load", "{file}", "--save", "{tmp}/g.save.json"],
+    "advise": ["advise", "{file}", "--side", "us"],
 }
 
 

@@ -432,8 +432,6 @@ class Board:
                 out[after] += q * p
         return dict(out)
 
-    def touches(self, track: Track, batteries, sheaf: str, centre, barrage: bool = False) -> bool:
-        """Whether a template at ``centre`` touches the track's piece as it stands now."""
-        event = self.event(batteries, sheaf, centre, ((tuple(centre), 1.0),), math.inf, barrage)
-        sid = self.sid(track.start)
-        return self.transition(event, sid) != ((sid, 1.0),)
+    def touches(self, track: Track, sheaf: str, centre) -> bool:
+        """Whether a template at ``centre`` covers the track's piece (or its Blind marker) now."""
+        return self._contact(sheaf, (float(centre[0]), float(centre[1])), self.sid(track.start)) is not None

@@ -326,7 +326,7 @@ def _column(board: Board, index: int, mode: str, options: Sequence, enemy_tracks
         for k, n in o.kinds:
             kinds[k] += n
     staff = sum(o.staff for o in options)
-    on_target = frozenset(t.key for t in enemy_tracks if board.touches(t, first.batteries, first.sheaf, tuple(first.aim)))
+    on_target = frozenset(t.key for t in enemy_tracks if board.touches(t, first.sheaf, tuple(first.aim)))
     value = now + followup - board.weights.staff_order * staff
     return Column(index, mode, tuple(first.aim), first.sheaf, first.duration, tuple(sorted(kinds.items())), staff, missions,
                   now, followup, value, on_target, piece_effects(board, finals), float(first.comms))
@@ -378,7 +378,7 @@ def build_problem(
         kept = []
         for aim in lattice:
             aim = (float(aim[0]), float(aim[1]))
-            if any(board.touches(t, probe, s, aim) for t in enemy_tracks for s in ("regular", "converged") if s in fp.sheafs(probe)):
+            if any(board.touches(t, s, aim) for t in enemy_tracks for s in fp.sheafs(probe)):
                 kept.append(aim)
         for aim in kept:
             for group in groups:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Hashable, Mapping, Sequence
 
 from engine.errors import FireplanError
+from engine.files import read_user_text
 from engine.scenario import Scenario, load_scenario
 
 __all__ = [
@@ -167,22 +168,7 @@ def write_save(save: SaveGame, path: str | Path) -> Path:
 
 # ---------------------------------------------------------------------------- reading
 def _read_json(path: Path) -> Any:
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise SaveError(f"{path}: no such file.") from None
-    except OSError as error:
-        raise SaveError(f"{path}: cannot be read ({error.strerror}).") from None
-    if not path.is_file():
-        raise SaveError(f"{path}: expected a save file, got a directory or device.")
-    if size > MAX_SAVE_BYTES:
-        raise SaveError(f"{path}: expected a save file of at most {MAX_SAVE_BYTES // 1_000_000} MB, got {size / 1e6:.1f} MB.")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise SaveError(f"{path}: expected a fireplan save (UTF-8 JSON), got binary data.") from None
-    except OSError as error:
-        raise SaveError(f"{path}: cannot be read ({error.strerror}).") from None
+    text = read_user_text(path, what="fireplan save", max_bytes=MAX_SAVE_BYTES, error=SaveError)
 
     def no_constants(name):
         raise ValueError(f"expected finite numbers, got {name}")

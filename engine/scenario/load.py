@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from engine.errors import ScenarioError
+from engine.files import read_user_text
 from engine.rulesets import load_ruleset
 
 from .checks import Problem, feature_geometry, scenario_problems
@@ -33,24 +34,11 @@ def load_scenario(path: str | Path) -> Scenario:
 
     Examples
     --------
-    >>> load_scenario("maps/chq_hill_112.json").ruleset.name
+    >>> load_scenario("maps/chq_saint_aubin.json").ruleset.name
     'chq'
     """
     path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise ScenarioError(f"{path}: no such file.") from None
-    except OSError as error:
-        raise ScenarioError(f"{path}: cannot be read ({error.strerror}).") from None
-    if not path.is_file():
-        raise ScenarioError(f"{path}: expected a scenario file, got a directory or device.")
-    if size > MAX_FILE_BYTES:
-        raise ScenarioError(f"{path}: expected a scenario file of at most {MAX_FILE_BYTES // 1_000_000} MB, got {size / 1e6:.1f} MB.")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise ScenarioError(f"{path}: expected UTF-8 JSON text, got binary data.") from None
+    text = read_user_text(path, what="scenario file", max_bytes=MAX_FILE_BYTES, error=ScenarioError)
     return parse_scenario(text, source=str(path), path=path)
 
 

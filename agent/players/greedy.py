@@ -35,10 +35,78 @@ from ..search.macro import Simulator
 from ..search.policy import BALANCED, PosturePolicy, action_score
 from .base import PlannedAction, Player
 
-__all__ = ["GreedyPlayer"]
+__all__ = ["GreedyPlayer", "GreedyPolicy"]
 
 #: Ranks artillery and smoke for the shortlist, and breaks ties.
 _RANKING = replace(BALANCED, artillery=True)
+
+
+class GreedyPolicy:
+    """The greedy choice in a state it may look into (a world): the search uses it as a plan
+    source; :class:`GreedyPlayer` gives it a world drawn from its observation."""
+
+    posture = BALANCED  # what finishes a greedy plan that runs out
+
+    def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
+                 samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None):
+        self.rng = rng
+        self.check = check  # called before each lookahead: a search's deadline raises from it
+        self.enumerate_limit = enumerate_limit
+        self.max_branches = max_branches
+        self.samples = samples
+        self.artillery_top = artillery_top
+        self.weights = weights
+        self.last: list[tuple[Hashable, float]] = []
+
+    def ranked(self, world: GameState) -> list[tuple[float, Hashable]]:
+        """(value, action) of the shortlisted actions, best first (ties: posture score, then order)."""
+        side = world.current_player()
+        candidates = world.legal_actions()
+        infos = world.describe_actions(candidates)
+        keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
+        heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
+                       key=lambda i: (-action_score(infos[i], _RANKING), i))
+        keep = sorted(keep + heavy[: self.artillery_top])
+        scored = []
+        for i in keep:
+            if self.check is not None:
+                self.check()
+            child = world.clone()
+            child.apply_action(candidates[i])
+            value = self.expected(child, side, self.max_branches)
+            scored.append((value, action_score(infos[i], _RANKING), -i))
+        self.last = [(candidates[-s[2]], s[0]) for s in scored]
+        return [(value, candidates[-neg]) for value, _, neg in sorted(scored, reverse=True)]
+
+    def choose(self, world: GameState) -> tuple[Hashable, str]:
+        actions = world.legal_actions()
+        if len(actions) == 1:
+            return actions[0], "the only order possible"
+        value, action = self.ranked(world)[0]
+        return action, f"greedy: best one-step expected value {value:+.3f}"
+
+    def expected(self, state: GameState, side: str, branches: int) -> float:
+        """The evaluation, in expectation over the chance nodes from ``state`` to the next decision."""
+        if not state.is_chance_node():
+            return evaluate(state, side, self.weights)
+        outcomes = state.chance_outcomes()
+        if len(outcomes) <= self.enumerate_limit and len(outcomes) <= branches:
+            share = max(1, branches // len(outcomes))
+            total = 0.0
+            for outcome, p in outcomes:
+                child = state.clone()
+                child.apply_action(outcome)
+                total += float(p) * self.expected(child, side, share)
+            return total
+        probabilities = np.array([float(p) for _, p in outcomes])
+        probabilities /= probabilities.sum()
+        draws = self.rng.choice(len(outcomes), size=self.samples, p=probabilities)
+        total = 0.0
+        for d in draws:
+            child = state.clone()
+            child.apply_action(outcomes[int(d)][0])
+            total += evaluate(child, side, self.weights) if not child.is_chance_node() else self.expected(child, side, 1)
+        return total / self.samples
 
 
 class GreedyPlayer(Player):
@@ -50,12 +118,20 @@ class GreedyPlayer(Player):
                  artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.enumerate_limit = enumerate_limit
-        self.max_branches = max_branches
-        self.samples = samples
-        self.artillery_top = artillery_top
-        self.weights = weights
-        self.last: list[tuple[Hashable, float]] = []
+        self.policy = GreedyPolicy(self.rng, enumerate_limit=enumerate_limit, max_branches=max_branches,
+                                   samples=samples, artillery_top=artillery_top, weights=weights)
+
+    @property
+    def enumerate_limit(self) -> int:
+        return self.policy.enumerate_limit
+
+    @property
+    def max_branches(self) -> int:
+        return self.policy.max_branches
+
+    @property
+    def last(self) -> list[tuple[Hashable, float]]:
+        return self.policy.last
 
     def __repr__(self) -> str:
         return f"GreedyPlayer(seed={self.seed})"
@@ -80,42 +156,10 @@ class GreedyPlayer(Player):
         if len(actions) == 1:
             return actions[0], 0.0
         world = self._world(state, side)
-        candidates = world.legal_actions()
-        infos = world.describe_actions(candidates)
-        keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
-        heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
-                       key=lambda i: (-action_score(infos[i], _RANKING), i))
-        keep = sorted(keep + heavy[: self.artillery_top])
-        scored = []
-        for i in keep:
-            child = world.clone()
-            child.apply_action(candidates[i])
-            value = self._expected(child, side, self.max_branches)
-            scored.append((value, action_score(infos[i], _RANKING), -i))
-        self.last = [(candidates[-s[2]], s[0]) for s in scored]
-        for value, _, neg in sorted(scored, reverse=True):
-            if state.is_legal(candidates[-neg]):
-                return candidates[-neg], value
+        for value, action in self.policy.ranked(world):
+            if state.is_legal(action):
+                return action, value
         return actions[-1], 0.0
 
     def _expected(self, state: GameState, side: str, branches: int) -> float:
-        if not state.is_chance_node():
-            return evaluate(state, side, self.weights)
-        outcomes = state.chance_outcomes()
-        if len(outcomes) <= self.enumerate_limit and len(outcomes) <= branches:
-            share = max(1, branches // len(outcomes))
-            total = 0.0
-            for outcome, p in outcomes:
-                child = state.clone()
-                child.apply_action(outcome)
-                total += float(p) * self._expected(child, side, share)
-            return total
-        probabilities = np.array([float(p) for _, p in outcomes])
-        probabilities /= probabilities.sum()
-        draws = self.rng.choice(len(outcomes), size=self.samples, p=probabilities)
-        total = 0.0
-        for d in draws:
-            child = state.clone()
-            child.apply_action(outcomes[int(d)][0])
-            total += evaluate(child, side, self.weights) if not child.is_chance_node() else self._expected(child, side, 1)
-        return total / self.samples
+        return self.policy.expected(state, side, branches)

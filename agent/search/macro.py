@@ -66,6 +66,7 @@ class Simulator:
         self.own_policy = own_policy
         self.deadline = deadline
         self.max_steps = max_steps
+        self.partials: list[Plan] = []  # plans cut short by the deadline while being recorded
 
     def check(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -95,12 +96,14 @@ class Simulator:
         raise RuntimeError("the enemy's policy did not hand the decision back")
 
     def play_scope(self, state: GameState, owner: str, choose: Chooser, *, forced: Sequence[Hashable] = (),
-                   stream: int | None = None, visit: int = 0, record: bool = False) -> list[PlannedAction]:
+                   stream: int | None = None, visit: int = 0, record: bool = False,
+                   into: list | None = None) -> list[PlannedAction]:
         """Play ``owner``'s current scope to its end with ``choose`` (forced orders first, as soon
-        as each is legal); others' decisions inside it by their default policy."""
+        as each is legal); others' decisions inside it by their default policy. With ``record``
+        the orders played are returned (and appended to ``into`` as they are played)."""
         scope = state.plan_scope(owner)
         pending = list(forced)
-        out: list[PlannedAction] = []
+        out: list[PlannedAction] = [] if into is None else into
         j = 0
         for _ in range(self.max_steps):
             self.check()
@@ -149,7 +152,14 @@ class Simulator:
                     label: str = "", source: str = "") -> Plan:
         """Play ``policy`` (with ``forced`` orders) through ``owner``'s scope in a clone of ``world``
         and keep the orders as a plan."""
-        steps = self.play_scope(world.clone(), owner, policy.choose, forced=forced, record=True)
+        steps: list[PlannedAction] = []
+        try:
+            self.play_scope(world.clone(), owner, policy.choose, forced=forced, record=True, into=steps)
+        except OutOfTime:
+            if steps:  # what was planned before the deadline, finished by the posture when played
+                self.partials.append(Plan(tuple(steps), (label or policy.posture.reason) + " (cut short)", source,
+                                          policy.posture, tuple(forced)))
+            raise
         return Plan(tuple(steps), label or policy.posture.reason, source, policy.posture, tuple(forced))
 
     def rollout(self, state: GameState, scopes: int) -> None:

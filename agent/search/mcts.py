@@ -61,6 +61,7 @@ class SearchConfig:
     halving: bool = True  # sequential halving at the root (False: UCB1 there too)
     weights: Weights = DEFAULT_WEIGHTS
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
+    plan_share: float = 0.5  # of the budget the root's candidates may use
 
 
 @dataclass
@@ -118,11 +119,14 @@ class MacroSearch:
         return world
 
     def candidates(self, world: GameState, owner: str, sources) -> list[Plan]:
+        """The sources' plans, in order, until the deadline; a plan cut short by it is kept."""
         plans: list[Plan] = []
+        self.sim.partials = []
         for source in sources:
             try:
                 plans.extend(source.plans(world, owner, self.sim, self.rng))
             except OutOfTime:
+                plans.extend(self.sim.partials)
                 if plans:
                     break
                 raise
@@ -131,14 +135,17 @@ class MacroSearch:
     # ------------------------------------------------------------------ the search
     def run(self, state: GameState, *, iterations: int | None = None, seconds: float | None = 1.0) -> SearchResult:
         start = time.perf_counter()
-        self.sim.deadline = None if seconds is None else start + self.config.time_share * seconds
+        deadline = None if seconds is None else start + self.config.time_share * seconds
         self._serial = 0
         root = Node(self.side, 0)
+        # the candidates may take part of the budget; the simulations that compare them the rest
+        self.sim.deadline = None if seconds is None else start + self.config.plan_share * seconds
         try:
             first = self.world(state)
             root.edges = [PlanStats(p) for p in self.candidates(first, self.side, self.sources)]
         except OutOfTime:
             pass
+        self.sim.deadline = deadline
         root.expanded = True
         if not root.edges:
             return SearchResult(None, 0.0, 0, time.perf_counter() - start, ())

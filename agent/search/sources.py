@@ -5,6 +5,7 @@ the player's scopes and proposes a few :class:`~agent.search.macro.Plan` values.
 in: anything with a ``name`` and ``plans(world, side, simulator, rng) -> list[Plan]`` will do,
 so the fire and smoke planners join the search as sources. The built-in ones:
 
+- :class:`GreedySource`: the greedy player's plan (one-step exact expectation per order).
 - :class:`MovementSource`: one plan per posture (advance along the route to the objectives,
   assault, take cover, hold, withdraw), built from the engine's legal actions.
 - :class:`FireSource`: the best artillery missions by exact expected effect (the ruleset's
@@ -32,6 +33,7 @@ from .policy import POSTURES, PosturePolicy
 __all__ = [
     "PlanSource",
     "MovementSource",
+    "GreedySource",
     "FireSource",
     "SmokeSource",
     "PlannerFireSource",
@@ -86,6 +88,24 @@ class MovementSource:
             out.append(simulator.record_plan(world, side, PosturePolicy(posture), label=f"{name}: {posture.reason}",
                                              source=self.name))
         return out
+
+
+class GreedySource:
+    """The greedy plan: the best one-step expected value at each decision of the scope
+    (:class:`agent.players.greedy.GreedyPolicy`), so the search always weighs what a careful
+    one-step player would do against the other plans."""
+
+    name = "greedy"
+
+    def __init__(self, **options):
+        self.options = options
+
+    def plans(self, world, side, simulator, rng):
+        from agent.players.greedy import GreedyPolicy
+
+        policy = GreedyPolicy(rng, check=simulator.check, **self.options)
+        return [simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
+                                      source=self.name)]
 
 
 class FireSource:
@@ -272,8 +292,11 @@ class PlannerBarrageSource:
 
 
 def default_sources() -> list[PlanSource]:
-    """Movement options, fire plans (built-in and the fire planner's), smoke plans, the barrage planner."""
-    return [MovementSource(), FireSource(), PlannerFireSource(), SmokeSource(), PlannerBarrageSource()]
+    """The balanced posture's plan (cheap, so there is always one), fire plans, smoke plans, the
+    barrage planner, the greedy plan, the other movement options and the fire planner's plan: in
+    that order, as far as the time for candidates allows."""
+    return [MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(), GreedySource(),
+            MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]
 
 
 def unique(plans: Sequence[Plan]) -> list[Plan]:

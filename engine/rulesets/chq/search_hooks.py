@@ -210,14 +210,27 @@ def features(state, side: str) -> dict[str, float]:
         "fire": float(fire),
         "remaining": max(0.0, (turns - max(state.turn, 1) + 0.5) / turns),
         "left": float(max(0, turns - max(state.turn, 1))),
-        "scale": max(2.0, sum(start) / 4.0),
+        "scale": max(3.0, sum(start) / 2.0),
     }
 
 
 
 
 def _fire_balance(state, side: str, enemy: str) -> float:
-    """Morale Points the fire now possible is worth: ours on the enemy minus its on us."""
+    """Morale Points the fire now possible is worth: ours on the enemy minus its on us (memoised
+    on everything it reads: pieces, facings, markers and screens)."""
+    facts = state.facts
+    first = facts.side_ids[0]
+    units = tuple((u, s.hidden, s.suppressed, s.disruption) for u, s in state.units.items() if s.pos is not None)
+    key = ("fire-balance", state.side_key(first), state.side_key(facts.other(first)), units, state._screen_key())
+    value = facts.memo.get(key)
+    if value is None:
+        value = _fire_balance_of(state, first, facts.other(first))
+        facts._remember(key, value)
+    return value if side == first else -value
+
+
+def _fire_balance_of(state, side: str, enemy: str) -> float:
     from .hooks import threat
 
     facts = state.facts
@@ -235,6 +248,10 @@ def _fire_balance(state, side: str, enemy: str) -> float:
             after = min(float(c), d + harm)
             total += sign * 2.0 * (after * after - d * d) / (c * c)
     return total
+
+
+_BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only
+_BARE_SMOKE = {"kind": "smoke"}
 
 
 class _Describer:
@@ -285,9 +302,9 @@ class _Describer:
         if kind is OpFire:
             return self.fire(action.unit, action.target, False, opportunity=True)
         if kind is Call:
-            return self.call(action)
+            return self.call(action) if self.detail else _BARE_ARTILLERY
         if kind is Smoke:
-            return {"kind": "smoke", "actors": (action.battery,), "at": action.at, "cost": 1}
+            return {"kind": "smoke", "actors": (action.battery,), "at": action.at, "cost": 1} if self.detail else _BARE_SMOKE
         if kind is Chain:
             return {"kind": "chain", "dice": action.dice, "cost": action.staff}
         if kind is Group:
@@ -500,8 +517,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     ``reveals`` (probability of turning a Blind over), ``dice`` (a chain's dice), ``cost``
     (Staff Orders or extra chain dice spent), ``continuous`` (a continuous mission).
     Artillery values include the Comms Check and the exact deviation; fire values are the
-    exact fire distribution (CHQ-3 to CHQ-6). With ``detail=False`` missions are described
-    without their values (``harm`` and the rest are left out), which is much cheaper.
+    exact fire distribution (CHQ-3 to CHQ-6). With ``detail=False`` missions and smoke are
+    described by their kind alone, which is much cheaper. The dicts are read-only.
     """
     describer = _Describer(state, detail)
     return [describer.describe(a) for a in actions]

@@ -169,7 +169,7 @@ def features(state, side: str) -> dict[str, float]:
         "fire": float(fire),
         "remaining": max(0.0, (periods - state.period + 0.5) / periods),
         "left": float(max(0, periods - state.period)),
-        "scale": max(2.0, sum(state.starting_morale.values()) / 4.0),
+        "scale": max(3.0, sum(state.starting_morale.values()) / 2.0),
     }
 
 
@@ -192,6 +192,10 @@ def _fire_balance(state, side: str, enemy: str, loss: float) -> float:
             step = _SHARE[Status(min(int(target.status) + 1, int(Status.DESTROYED)))] - _SHARE[target.status]
             total += sign * (1.0 - miss) * step * loss
     return total
+
+
+_BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only
+_BARE_SMOKE = {"kind": "smoke"}
 
 
 class _Describer:
@@ -223,10 +227,10 @@ class _Describer:
         if kind is Fire:
             return self.fire(action)
         if kind is Mission:
+            if not self.detail:
+                return _BARE_SMOKE if action.kind == "smoke" else _BARE_ARTILLERY
             if action.kind == "smoke":
                 return {"kind": "smoke", "actors": (action.battery,), "at": action.point}
-            if not self.detail:
-                return {"kind": "artillery", "actors": (action.battery,), "at": action.point}
             return self.mission(action)
         if kind in (Discharge, Grenade, Launch, DirectSmoke):
             out = {"kind": "smoke", "actors": (action.element,)}
@@ -322,8 +326,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     at the end minus now, MET-15/16), ``objective``, ``harm`` (expected hits: the exact
     MET-18 hit probability, or for HE the exact MET-2 deviation over the beaten zone times the
     d10), ``kill`` (expected elements destroyed), ``own_harm`` (hits on own elements under
-    HE), ``reveals`` (probability of turning a blind over). With ``detail=False`` HE missions
-    are described without their values.
+    HE), ``reveals`` (probability of turning a blind over). With ``detail=False`` battery
+    missions are described by their kind alone. The dicts are read-only.
     """
     describer = _Describer(state, detail)
     return [describer.describe(a) for a in actions]

@@ -261,8 +261,9 @@ class FireplanObserver:
         return repr(state.engine.observation(self.game.sides[player]))
 
 
-pyspiel.register_game(_game_type("chq"), ChqGame)
-pyspiel.register_game(_game_type("met"), MetGame)
+_GAME_CLASSES = {"chq": ChqGame, "met": MetGame}
+for _ruleset, _cls in _GAME_CLASSES.items():
+    pyspiel.register_game(_game_type(_ruleset), _cls)
 
 _GAMES: dict[int, FireplanGame] = {}
 
@@ -271,8 +272,7 @@ def game_for(scenario) -> FireplanGame:
     """The pyspiel game of a scenario object (built once per scenario)."""
     game = _GAMES.get(id(scenario))
     if game is None or game.scenario is not scenario:
-        cls = ChqGame if scenario.ruleset.name == "chq" else MetGame
-        game = _GAMES[id(scenario)] = cls({"map": scenario.name}, scenario=scenario)
+        game = _GAMES[id(scenario)] = _GAME_CLASSES[scenario.ruleset.name]({"map": scenario.name}, scenario=scenario)
     return game
 
 

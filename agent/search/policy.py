@@ -16,7 +16,7 @@ observation, never the true state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Hashable
 
 import numpy as np
@@ -174,7 +174,3 @@ def reason_for(info: dict, posture: Posture) -> str:
         return f"barrage the Blind {info.get('target')}"
     return f"{posture.name}: {kind}"
 
-
-def noisy(posture: Posture, scale: float) -> Posture:
-    """The same posture with its weights scaled (used for diversity tests)."""
-    return replace(posture, advance=posture.advance * scale, cover=posture.cover * scale)

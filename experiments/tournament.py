@@ -309,14 +309,18 @@ def main(argv=None) -> int:
     console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
                   f"{args.time_per_decision:g} s per decision; {args.workers} workers")
     outcomes: list[Outcome] = []
+    args.out.mkdir(parents=True, exist_ok=True)
+    partial = open(args.out / "games.partial.csv", "w", newline="")  # each game as it ends, in case of a stop
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn())
-    with Progress(*columns, console=console) as progress:
+    with Progress(*columns, console=console) as progress, partial:
         bar = progress.add_task("games", total=len(tasks))
         with ProcessPoolExecutor(max_workers=args.workers) as pool:
             futures = {pool.submit(play, t): t for t in tasks}
             for future in as_completed(futures):
                 o = future.result()
                 outcomes.append(o)
+                partial.write(f"{o.map},{o.first},{o.second},{o.first_side},{o.game},{o.seed},{o.result},{o.score:.4f},{o.seconds:.1f}\n")
+                partial.flush()
                 progress.update(bar, advance=1, description=f"{o.first} vs {o.second} on {o.map}: {o.result:+.0f}")
     outcomes.sort(key=lambda o: (o.map, o.first, o.second, o.first_side, o.game))
     rows = summarise(outcomes, maps, pairs)

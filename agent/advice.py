@@ -69,19 +69,12 @@ class AdviceReport:
 
 # ------------------------------------------------------------------------------ the moment
 def _barrage_ahead(state, side: str) -> bool:
-    """True while ``side``'s Initial Barrage is still to come or being allocated (CHQ)."""
-    if not hasattr(state, "fire_planning") or getattr(state, "turn", None) != 0:
+    """True while ``side``'s Initial Barrage is ahead or under way: the ruleset's fire-planning
+    hook says so (a ruleset without an Initial Barrage has no ``barrage_ahead``)."""
+    if not hasattr(state, "fire_planning") or state.is_terminal():
         return False
-    round_ = getattr(state, "barrage", None)
-    if round_ is not None and round_.side == side:
-        return True
-    for entry in getattr(state, "agenda", ()):
-        payload = entry.payload
-        if entry.kind in ("barrage_side", "d3_rounds") and payload == side:
-            return True
-        if entry.kind == "barrage_round" and isinstance(payload, tuple) and payload and payload[0] == side:
-            return True
-    return False
+    planning = state.fire_planning()
+    return bool(getattr(planning, "barrage_ahead", lambda _side: False)(side))
 
 
 def _kinds(state, side: str) -> set[str]:

@@ -39,6 +39,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -255,31 +256,51 @@ def _parser(state):
 
 
 def resolve_outcome(state, text: str) -> Hashable:
-    """The outcome of the current chance node that ``text`` names: its notation (or its index).
+    """The outcome of the current chance node that ``text`` names.
 
-    Raises ``FireplanError`` with the expected forms when none matches.
+    In order: its notation (``dice us: 1,3,4,4,6``); the same dice in any order, with or without
+    the label (``6 4 1 3 4``: dice read off the table are not sorted); the ruleset's parse; its
+    number in the list as ``#N`` (or a bare ``N`` when no result reads so). Raises
+    ``FireplanError`` with the expected forms when none matches.
     """
     outcomes = [outcome for outcome, _ in state.chance_outcomes()]
     wanted = _normal(text)
-    if wanted.isdigit() and int(wanted) < len(outcomes) and not any(_normal(str(o)) == wanted for o in outcomes):
-        return outcomes[int(wanted)]
     exact = [o for o in outcomes if _normal(str(o)) == wanted]
     if exact:
         return exact[0]
-    ends = [o for o in outcomes if _normal(str(o)).endswith(wanted)] if wanted else []
-    if len(ends) == 1:
-        return ends[0]
+    if wanted.startswith("#") and wanted[1:].isdigit() and int(wanted[1:]) < len(outcomes):
+        return outcomes[int(wanted[1:])]
+    label, dice = _dice_reading(text)
+    if dice:
+        same = [o for o in outcomes if _dice_reading(str(o))[1] == dice and (not label or _dice_reading(str(o))[0] == label)]
+        if len(same) == 1:
+            return same[0]
     try:
         parsed = _parser(state)(text, state)
     except (FireplanError, ValueError):
         parsed = None
     if parsed is not None and parsed in outcomes:
         return parsed
+    if wanted.isdigit() and int(wanted) < len(outcomes):
+        return outcomes[int(wanted)]
     sample = ", ".join(f"'{o}'" for o in outcomes[:3])
     raise FireplanError(
         f"{text.strip()!r} is not one of the {len(outcomes)} possible results here; type a result such as {sample}"
-        f" or its number 0-{len(outcomes) - 1}"
+        f" (dice in any order) or its number #0-#{len(outcomes) - 1}"
     )
+
+
+_TRAILING_NUMBERS = re.compile(r"(\d+(?:[\s,;]+\d+)*)\s*$")
+
+
+def _dice_reading(text: str) -> tuple[str, tuple[int, ...]]:
+    """``(label, sorted numbers)`` of a result's trailing list of numbers: ``"dice us: 4,1"`` gives
+    ``("diceus:", (1, 4))``; a text without trailing numbers gives ``(label, ())``."""
+    match = _TRAILING_NUMBERS.search(text)
+    if match is None:
+        return _normal(text), ()
+    numbers = tuple(sorted(int(n) for n in re.split(r"[\s,;]+", match.group(1))))
+    return _normal(text[: match.start()]), numbers
 
 
 def resolve_order(state, text: str) -> Hashable:

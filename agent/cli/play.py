@@ -4,7 +4,7 @@ Type orders in the ruleset's notation (``help`` lists it with the orders legal n
 ``undo`` (take back your last order before any dice are rolled), ``odds ORDER`` (the exact
 results of the dice that order leads to), ``show`` (draw the table as you know it to a PNG),
 ``quit``. With ``--dice table`` the game asks for each roll made at the table (type the
-result's notation or its number); with ``computer`` (the default) it rolls, seeded. The AI's
+result's notation, Command Dice in any order, or its number as ``#N``); with ``computer`` (the default) it rolls, seeded. The AI's
 decisions are narrated with its reasons. The game is saved before every prompt (to ``--save``,
 default ``<scenario>.save.json``) and ``--load`` resumes a save exactly. Reading standard
 input line by line, it also plays from a pipe; the end of the input ends the game politely.
@@ -238,7 +238,8 @@ class Session:
             if word == "list":
                 self._list_outcomes(outcomes, None)
             elif word == "help":
-                self.say("Type the result rolled at the table in the notation shown, or its number; "
+                self.say("Type the result rolled at the table in the notation shown (dice in any order, e.g. '6 2 2 5'), "
+                         "or its number as #N; "
                          "'list' shows every result, 'undo' takes back your order, 'show' draws the table, 'quit' stops.")
             elif word == "undo":
                 if self._undo():
@@ -256,10 +257,10 @@ class Session:
                 return
 
     def _list_outcomes(self, outcomes, limit) -> None:
-        self.say(f"Roll at the table: {len(outcomes)} possible results. Type one (or its number):")
+        self.say(f"Roll at the table: {len(outcomes)} possible results. Type one (dice in any order) or its #number:")
         shown = outcomes if limit is None else outcomes[:limit]
         for index, (outcome, probability) in enumerate(shown):
-            self.say(f"  [{index}] {outcome}   {probability_text(probability)}")
+            self.say(f"  #{index} {outcome}   {probability_text(probability)}")
         if len(shown) < len(outcomes):
             self.say(f"  ... and {len(outcomes) - len(shown)} more ('list' shows them all)")
 

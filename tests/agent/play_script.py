@@ -3,7 +3,7 @@
 ``ScriptedInput`` is a stream whose ``readline`` returns the given lines in order, then (with
 ``autoplay``) answers each prompt from the game as the autosave file records it: the first legal
 order at an order prompt, a result of the roll at a table-dice prompt (alternately its notation
-and its number). The game on screen and the save are one, so replaying the save tells which
+and its number, ``#N``). The game on screen and the save are one, so replaying the save tells which
 prompt is waiting. ``stop_after`` ends the input (EOF) after that many automatic answers, ``stop_at_roll`` at the
 first table-dice prompt.
 """
@@ -41,7 +41,7 @@ class ScriptedInput:
             if state.is_chance_node():
                 outcomes = state.chance_outcomes()
                 index = self.answers % len(outcomes)
-                line = str(index) if self.answers % 2 else str(outcomes[index][0])
+                line = f"#{index}" if self.answers % 2 else str(outcomes[index][0])
             else:
                 line = str(state.legal_actions()[0])
             self.answers += 1

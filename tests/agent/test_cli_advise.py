@@ -102,3 +102,19 @@ def test_bad_side_is_one_line(capsys):
     assert main(["advise", str(BARRAGE), "--side", "xx"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--side" in err and "gb" in err
+
+
+def test_chq_25_barrage_ahead_hook_follows_the_initial_barrage():
+    """CHQ-25: the fire-planning hook says whether a side's Initial Barrage is still to come; it is
+    ahead for the barraging side before turn 1 and over once turn 1 starts."""
+    state = load_scenario(BARRAGE).new_game(seed=0)
+    assert state.fire_planning().barrage_ahead("gb")
+    rng = np.random.default_rng(0)
+    while state.turn == 0:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+        else:
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+    assert not state.fire_planning().barrage_ahead("gb")
+    assert not any(state.fire_planning().barrage_ahead(side.id) for side in state.scenario.sides)

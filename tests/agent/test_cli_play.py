@@ -40,7 +40,7 @@ def test_a_scripted_game_plays_to_its_end(tmp_path, monkeypatch, capsys, dice):
     assert "German outpost orders `" in out and "Why: chosen at random" in out
     if dice == "table":
         assert "Roll at the table:" in out and "The table roll:" in out and "The dice:" not in out
-        assert any(line.isdigit() for line in stream.fed) and stream.answers > 0
+        assert any(line.startswith("#") for line in stream.fed) and stream.answers > 0
     else:
         assert "The dice:" in out and "roll>" not in out
 
@@ -113,7 +113,7 @@ def test_table_dice_prompt_refuses_a_wrong_roll_and_allows_undo(tmp_path, monkey
     code, out, _ = _play(monkeypatch, capsys, ["--load", save], stream)
     assert code == 0 and out.count("roll> ") >= 4
     assert "'seven sixes' is not one of the" in out and "'999' is not one of the" in out
-    assert "type a result such as" in out and "[0] " in out
+    assert "type a result such as" in out and "#0 " in out
 
 
 def test_play_refuses_bad_arguments_in_one_line(tmp_path, monkeypatch, capsys):

@@ -11,6 +11,7 @@ import pytest
 from agent.cli import main
 from agent.players import RandomPlayer
 from agent.saves import SAVE_FORMAT, SaveError, load_game, new_save, read_save, replay, write_save
+from engine.errors import FireplanError
 from engine.scenario import load_scenario
 from tests.conftest import MAPS
 
@@ -108,3 +109,21 @@ def test_render_draws_a_save_as_the_game_stands(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
     assert main(["render", str(tmp_path / "g.save.json"), "-o", str(tmp_path / "u.png"), "--sight", "fr"]) == 2
     assert "expected one of the sides gb, de" in capsys.readouterr().err
+
+
+def test_table_dice_are_read_in_any_order_with_or_without_their_label():
+    """Dice read off the table are not sorted: ``6 1 3`` names the roll printed ``dice us: 1,3,6``."""
+    from agent.saves import resolve_outcome
+
+    state = load_scenario(MAPS / "chq_saint_aubin.json").new_game(seed=1)
+    while not (state.is_chance_node() and str(state.chance_outcomes()[0][0]).startswith("dice ")):
+        state.apply_action(state.sample_chance() if state.is_chance_node() else state.legal_actions()[0])
+    outcomes = [o for o, _ in state.chance_outcomes()]
+    target = next(o for o in outcomes if len(set(str(o).split(": ")[1].split(","))) >= 3)
+    label, faces = str(target).split(": ")
+    shuffled = list(reversed(faces.split(",")))
+    assert resolve_outcome(state, " ".join(shuffled)) == target
+    assert resolve_outcome(state, f"{label}: {','.join(shuffled)}") == target
+    assert resolve_outcome(state, "#5") == outcomes[5]
+    with pytest.raises(FireplanError, match="dice in any order"):
+        resolve_outcome(state, "7 7 7")

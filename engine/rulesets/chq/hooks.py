@@ -1010,6 +1010,23 @@ class FirePlanning:
                 unit.pos, unit.facing, unit.hidden = pos, facing, hidden
 
     # ------------------------------------------------------------------ initial barrage
+    def barrage_ahead(self, side: str) -> bool:
+        """True while ``side``'s Initial Barrage is still to come or being allocated (CHQ-25):
+        before turn 1, with its rounds, its roll for the number of rounds or its allocation
+        on the agenda."""
+        state = self.state
+        if state.turn != 0:
+            return False
+        if state.barrage is not None and state.barrage.side == side:
+            return True
+        for entry in state.agenda:
+            payload = entry.payload
+            if entry.kind in ("barrage_side", "d3_rounds") and payload == side:
+                return True
+            if entry.kind == "barrage_round" and isinstance(payload, tuple) and payload and payload[0] == side:
+                return True
+        return False
+
     def barrage_situation(self, side: str) -> BarrageSituation:
         """The Initial Barrage of ``side`` now (CHQ-25 to CHQ-27)."""
         facts, state = self.facts, self.state

@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     parser.add_argument("--load", type=Path, metavar="FILE", help="resume the game saved in FILE")
     parser.add_argument("--ai", choices=PLAYER_NAMES, help="the opponent (default ai: the search player)")
     parser.add_argument("--budget", type=float, default=1.0, metavar="SECONDS", help="AI thinking time per decision (default %(default)s)")
+    parser.add_argument("--iterations", type=int, metavar="N",
+                        help="the AI searches N simulations a decision instead of for --budget seconds: the same "
+                             "game on any machine, and a resumed game plays on exactly as the uninterrupted one")
     parser.set_defaults(run=run)
 
 
@@ -73,7 +76,7 @@ class Session:
     """One terminal game: the state, the record, the AI, the save file, the input and output."""
 
     def __init__(self, loaded: LoadedGame, *, save_path: Path, ai_name: str, budget: float,
-                 input_stream=None, output_stream=None):
+                 iterations: int | None = None, input_stream=None, output_stream=None):
         self.save = loaded.save
         self.scenario = loaded.scenario
         self.state = loaded.state
@@ -88,11 +91,12 @@ class Session:
         self.echo = not _isatty(self.input)
         entry = dict(self.save.players.get(self.ai_side) or {})
         self.ai_seed = int(entry.get("seed", self.save.seed)) if isinstance(entry.get("seed", 0), int) else self.save.seed
-        made = make_player(ai_name, seed=self.ai_seed, time_budget=budget)
+        made = _opponent(ai_name, self.ai_seed, budget, iterations)
         self.ai, self.ai_name, self.ai_note = ExplainedPlayer(made.player, self.ai_seed), made.name, made.note
+        thinking = {"iterations": iterations} if iterations is not None and self.ai_name == "ai" else {"time_budget": budget}
         self.save = replace(self.save, players={
             self.human: {"player": "human"},
-            self.ai_side: {"player": self.ai_name, "seed": self.ai_seed, "time_budget": budget},
+            self.ai_side: {"player": self.ai_name, "seed": self.ai_seed, **thinking},
         })
         self.undo_stack: list[tuple[object, int]] = []
         self.pictures = 0
@@ -112,9 +116,13 @@ class Session:
                     raise FireplanError(f"{name}: the game in {args.load} was saved with {saved}, not {value}; "
                                         f"leave {name} out to resume it")
             save_path = args.save or args.load
-            ai_name = args.ai or str((save.players.get(loaded.scenario.other_side(save.human).id) or {}).get("player", "ai"))
+            entry = save.players.get(loaded.scenario.other_side(save.human).id) or {}
+            ai_name = args.ai or str(entry.get("player", "ai"))
             if ai_name not in PLAYER_NAMES:
                 ai_name = "ai"
+            saved_iterations = entry.get("iterations")
+            iterations = args.iterations if args.iterations is not None else (
+                saved_iterations if isinstance(saved_iterations, int) and saved_iterations > 0 else None)
         else:
             scenario = load_scenario(args.scenario)
             sides = [side.id for side in scenario.sides]
@@ -130,10 +138,42 @@ class Session:
             name = args.scenario.name.removesuffix(".json")
             save_path = args.save or Path(f"{name}.save.json")
             ai_name = args.ai or "ai"
+            iterations = args.iterations
         if not args.budget > 0:
             raise FireplanError(f"--budget: expected a positive number of seconds, got {args.budget}")
-        return cls(loaded, save_path=save_path, ai_name=ai_name, budget=args.budget,
-                   input_stream=input_stream, output_stream=output_stream)
+        if iterations is not None and not 1 <= iterations <= 100_000:
+            raise FireplanError(f"--iterations: expected a whole number from 1 to 100000, got {iterations}")
+        session = cls(loaded, save_path=save_path, ai_name=ai_name, budget=args.budget, iterations=iterations,
+                      input_stream=input_stream, output_stream=output_stream)
+        if loaded.save.actions:
+            session.recall_ai_plan()
+        return session
+
+    def recall_ai_plan(self) -> None:
+        """Think again what the AI was thinking when the game was saved.
+
+        The AI plans a whole scope at its first decision and follows the plan, so a game
+        resumed mid-scope must know the plan. It is not in the save (a save holds orders, not
+        a player's internals): the AI's decisions since the start of its latest scope are
+        made again, on the states replayed from the save. With ``--iterations`` they are the
+        same decisions, so the resumed game plays on exactly as the uninterrupted one.
+        """
+        if self.ai_name != "ai":  # the other players decide from the state alone
+            return
+        state = self.scenario.new_game(seed=self.save.seed)
+        since_scope: list[tuple[object, int]] = []  # (state, decision number) of the latest scope
+        decision, scope = 0, None
+        for mover, text in zip(self.movers, self.actions):
+            if mover == self.ai_side and not state.is_chance_node():
+                now = _scope(state, mover)
+                if now != scope or not since_scope:
+                    since_scope, scope = [], now
+                since_scope.append((state.clone(), decision))
+                decision += 1
+            action = resolve_outcome(state, text) if state.is_chance_node() else resolve_order(state, text)
+            state.apply_action(action)
+        for past, number in since_scope:
+            self.ai.decide(past, number)
 
     # ------------------------------------------------------------------ output and input
     def say(self, text: str = "") -> None:
@@ -358,6 +398,23 @@ class Session:
         action, reason = self.ai.decide(self.state, decision)
         self.say("  " + order_sentence(self.state, action, reason, side))
         self._record(side, action, undoable=False)
+
+
+def _opponent(name: str, seed: int, budget: float, iterations: int | None):
+    """The AI opponent: ``make_player``'s, or the search with an iteration budget."""
+    if name == "ai" and iterations is not None:
+        from ..players import SearchPlayer
+        from ..players.registry import MadePlayer
+
+        return MadePlayer(SearchPlayer(seed=seed, time_per_decision=None, iterations=iterations), "ai")
+    return make_player(name, seed=seed, time_budget=budget)
+
+
+def _scope(state, side):
+    try:
+        return state.plan_scope(side)
+    except (AttributeError, NotImplementedError):
+        return None
 
 
 def _isatty(stream) -> bool:

@@ -5,7 +5,7 @@
 order at an order prompt, a result of the roll at a table-dice prompt (alternately its notation
 and its number, ``#N``). The game on screen and the save are one, so replaying the save tells which
 prompt is waiting. ``stop_after`` ends the input (EOF) after that many automatic answers, ``stop_at_roll`` at the
-first table-dice prompt.
+first table-dice prompt; ``answered`` counts answers an earlier session gave.
 """
 
 from __future__ import annotations
@@ -17,13 +17,13 @@ from agent.saves import load_game
 
 class ScriptedInput:
     def __init__(self, save_path: Path, lines=(), *, autoplay: bool = True, stop_after: int | None = None,
-                 stop_at_roll: bool = False):
+                 stop_at_roll: bool = False, answered: int = 0):
         self.save_path = Path(save_path)
         self.lines = list(lines)
         self.autoplay = autoplay
         self.stop_after = stop_after
         self.stop_at_roll = stop_at_roll
-        self.answers = 0
+        self.answers = answered  # answers given before (a resumed game goes on with the same choices)
         self.fed: list[str] = []
 
     def isatty(self) -> bool:

@@ -149,3 +149,38 @@ def test_piped_play_in_a_subprocess_ends_politely_with_the_save_path(tmp_path):
     assert "unknown order 'bogus'" in result.stdout
     assert "End of input: the game is saved in met_calm_bocage.save.json" in result.stdout
     assert json.loads((tmp_path / "met_calm_bocage.save.json").read_text())["actions"][0] == "hold gb-section-1"
+
+
+def _ai_scopes(save, side):
+    """``(index, scope)`` of each decision of ``side`` in a save, replayed."""
+    from agent.saves import resolve_order, resolve_outcome
+
+    state = load_game(save).scenario.new_game(seed=read_save(save).seed)
+    scopes = []
+    for index, text in enumerate(read_save(save).actions):
+        chance = state.is_chance_node()
+        if not chance and state.current_player() == side:
+            scopes.append((index, state.plan_scope(side)))
+        state.apply_action(resolve_outcome(state, text) if chance else resolve_order(state, text))
+    return scopes
+
+
+@pytest.mark.parametrize("stop_after", [8, 16, 19])
+def test_resumed_game_against_the_search_ai_equals_the_uninterrupted_one(tmp_path, monkeypatch, capsys, stop_after):
+    """With an iteration budget the search AI is a function of the game so far: stopped anywhere
+    and resumed, the game plays on as it would have. Stops 16 and 19 fall at table rolls in the
+    middle of the AI's first pulse, whose plan it must recall."""
+    whole, part = tmp_path / "whole.save.json", tmp_path / "part.save.json"
+    argv = [CHQ, "--human", "us", "--seed", "3", "--iterations", "3", "--dice", "table"]
+    assert _play(monkeypatch, capsys, [*argv, "--save", whole], ScriptedInput(whole, stop_after=24))[0] == 0
+    assert _play(monkeypatch, capsys, [*argv, "--save", part], ScriptedInput(part, stop_after=stop_after))[0] == 0
+    assert read_save(part).players["de"]["iterations"] == 3
+    cut = len(read_save(part).actions)
+    before = [scope for index, scope in _ai_scopes(whole, "de") if index < cut]
+    after = [scope for index, scope in _ai_scopes(whole, "de") if index >= cut]
+    mid_scope = bool(before and after and before[-1] == after[0])
+    if stop_after != 8:
+        assert mid_scope, "this stop was chosen to fall inside one of the AI's scopes"
+    code, out, _ = _play(monkeypatch, capsys, ["--load", part], ScriptedInput(part, stop_after=24, answered=stop_after))
+    assert code == 0 and "Resumed from" in out
+    assert read_save(part).actions == read_save(whole).actions

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test install bench clean
+.PHONY: demo test properties install bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/fireplan demo
 
+# The property tests run with the fixed "ci" example budget (tests/conftest.py) so CI stays well under 10 minutes.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+# The same properties searched harder (200 examples each, random): about a minute.
+properties: $(STAMP)
+	HYPOTHESIS_PROFILE=deep $(BIN)/python -m pytest -q tests/properties
 
 bench: $(STAMP)
 	$(BIN)/python experiments/bench_sight.py

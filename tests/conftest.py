@@ -21,6 +21,6 @@ import os  # noqa: E402
 
 from hypothesis import settings  # noqa: E402
 
-settings.register_profile("ci", max_examples=8, derandomize=True, print_blob=True)
+settings.register_profile("ci", max_examples=25, derandomize=True, print_blob=True)
 settings.register_profile("deep", max_examples=200)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

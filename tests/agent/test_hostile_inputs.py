@@ -80,6 +80,7 @@ BAD_SAVES = sorted((BAD / "saves").glob("*.json"))
 SAVE_COMMANDS = {
     "play --load": ["play", "--load", "{file}"],
     "render": ["render", "{file}", "-o", "{tmp}/out.png"],
+    "advise": ["advise", "{file}", "--side", "gb"],
 }
 
 

@@ -21,7 +21,7 @@ Examples
 ('OPTIMAL', True)
 """
 
-from .barrage import BarragePlan, BarrageProblem, build_barrage, plan_barrage, solve_barrage_cpsat, solve_barrage_exhaustive
+from .barrage import BarragePlan, BarrageProblem, build_barrage, plan_barrage, solve_barrage_cpsat, solve_barrage_exhaustive, solve_barrage_greedy
 from .board import BlindBelief, Board, PieceValue, Track, ValueWeights
 from .columns import SCALE, Column, FireProblem, Mission, PieceEffect, SmokeChoice, build_problem, evaluate_missions
 from .cpsat import solve_cpsat
@@ -56,6 +56,7 @@ __all__ = [
     "plan_fires",
     "solve_barrage_cpsat",
     "solve_barrage_exhaustive",
+    "solve_barrage_greedy",
     "solve_cpsat",
     "solve_exhaustive",
     "solve_greedy",

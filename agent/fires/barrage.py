@@ -15,7 +15,8 @@ units for our first move: for every enemy piece (each Blind by hypothesis) and o
 sight line it crosses, ``threat - threat through the screen``, each on the side's view.
 
 The model is solved by CP-SAT (:func:`solve_barrage_cpsat`), or exhaustively for small cases
-(:func:`solve_barrage_exhaustive`); :func:`plan_barrage` returns a :class:`BarragePlan` with the
+(:func:`solve_barrage_exhaustive`), or greedily when time is short (:func:`solve_barrage_greedy`);
+:func:`plan_barrage` returns a :class:`BarragePlan` with the
 engine actions of the round being allocated and the expected result per Blind. Re-plan after each
 round: the belief is updated by what the round revealed.
 """
@@ -27,13 +28,16 @@ import math
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
+
 from ortools.sat.python import cp_model
 from shapely.geometry import LineString
 
+from agent.budget import Deadline
 from engine.errors import FireplanError
 
 from .board import Board, ValueWeights, belief_lines
 from .columns import SCALE, PieceEffect, piece_effects
+from .plan import MIN_SOLVER_SECONDS, SOLVER_SHARE
 
 __all__ = [
     "BarrageColumn",
@@ -44,6 +48,7 @@ __all__ = [
     "build_barrage",
     "solve_barrage_cpsat",
     "solve_barrage_exhaustive",
+    "solve_barrage_greedy",
     "plan_barrage",
 ]
 
@@ -342,6 +347,57 @@ def solve_barrage_cpsat(problem: BarrageProblem, *, time_limit: float = 5.0, num
                            "OPTIMAL" if status == cp_model.OPTIMAL else "FEASIBLE", "cpsat", time.perf_counter() - started)
 
 
+# ------------------------------------------------------------------------------------ greedy
+def solve_barrage_greedy(problem: BarrageProblem) -> BarrageSolution:
+    """A legal barrage plan quickly, for when CP-SAT has no time: round by round, the best group
+    per battery on a Blind still unturned, then every battery left joins a group already chosen
+    (CHQ-25: all fire while a Blind is left); no smoke. Raises ``FireplanError`` only when no
+    group can take the batteries left (CP-SAT would then find no plan either)."""
+    started = time.perf_counter()
+    used: frozenset = frozenset()
+    fire, hold = [], []
+    for r in problem.rounds:
+        left = {kind: problem.capacity(r).get(kind, 0) for kind in problem.kinds}
+        no_blind_left = all(b in used for b in problem.blinds)
+        open_columns = [k for k in range(len(problem.columns)) if _allowed(problem, r, k) and not (problem.columns[k].touch & used)]
+        chosen: dict[str, int] = {}  # Blind -> column
+
+        def fits(k: int, spare: dict) -> bool:
+            return all(spare.get(kind, 0) >= n for kind, n in _uses(problem, r, k).items())
+
+        def touched(without: str | None = None) -> frozenset:
+            return frozenset().union(*[problem.columns[k].touch for b, k in chosen.items() if b != without])
+
+        def take(k: int, spare: dict) -> dict:
+            return {kind: spare.get(kind, 0) - _uses(problem, r, k).get(kind, 0) for kind in spare}
+
+        order = sorted(open_columns, key=lambda k: (-problem.column_int(k) / max(1, problem.columns[k].size), k))
+        wanted = [b for b in problem.blinds if r == problem.rounds[0] and b in problem.fixed]
+        for k in sorted(order, key=lambda k: problem.columns[k].blind not in wanted):
+            col = problem.columns[k]
+            if col.blind in chosen or (problem.one_blind_per_round and chosen) or col.touch & touched() or not fits(k, left):
+                continue
+            chosen[col.blind] = k
+            left = take(k, left)
+        while sum(left.values()) and not no_blind_left:  # the batteries left join a chosen group
+            best = None
+            for blind, k in chosen.items():
+                spare = {kind: left[kind] + _uses(problem, r, k).get(kind, 0) for kind in left}
+                for k2 in open_columns:
+                    col = problem.columns[k2]
+                    if col.blind == blind and col.size > problem.columns[k].size and fits(k2, spare) and not (col.touch & touched(blind)):
+                        if best is None or problem.column_int(k2) > problem.column_int(best[1]):
+                            best = (blind, k2, take(k2, spare))
+            if best is None:
+                raise FireplanError("the greedy barrage planner found no group for every battery")
+            chosen[best[0]], left = best[1], best[2]
+        fire.append((r, tuple(sorted(chosen.values()))))
+        hold.append((r, tuple((kind, n) for kind, n in sorted(left.items()) if n)))
+        used = used | touched()
+    objective = sum(problem.column_int(k) for _, ks in fire for k in ks)
+    return BarrageSolution(tuple(fire), (), tuple(hold), objective, objective, "HEURISTIC", "greedy", time.perf_counter() - started)
+
+
 # ------------------------------------------------------------------------------------ exhaustive
 def solve_barrage_exhaustive(problem: BarrageProblem) -> BarrageSolution:
     """Every legal allocation of every round, the best kept (small problems only)."""
@@ -604,15 +660,23 @@ def plan_barrage(
         options = [(None, 1.0)]
     else:
         options = [(r, float(p)) for r, p in situation.rounds]
+    if method not in ("cpsat", "greedy", "exhaustive"):
+        raise FireplanError(f"unknown barrage planning method {method!r}: cpsat, greedy or exhaustive")
+    deadline = Deadline.after(time_limit if method == "cpsat" else None)
     plans = []
-    for rounds, p in options:
+    for i, (rounds, p) in enumerate(options):
+        share = deadline.share(1.0 / (len(options) - i))  # each number of rounds its part of what is left
         problem = build_barrage(state, side, rounds=rounds, weights=weights, max_smoke=max_smoke, smoke_candidates=smoke_candidates)
-        if method == "cpsat":
-            solution = solve_barrage_cpsat(problem, time_limit=time_limit, num_workers=num_workers, random_seed=random_seed)
-        elif method == "exhaustive":
+        if method == "exhaustive":
             solution = solve_barrage_exhaustive(problem)
+        elif method == "cpsat" and share.remaining * SOLVER_SHARE >= MIN_SOLVER_SECONDS:
+            try:
+                solution = solve_barrage_cpsat(problem, time_limit=share.remaining * SOLVER_SHARE, num_workers=num_workers,
+                                               random_seed=random_seed)
+            except FireplanError:  # nothing found in the time left
+                solution = solve_barrage_greedy(problem)
         else:
-            raise FireplanError(f"unknown barrage planning method {method!r}: cpsat or exhaustive")
+            solution = solve_barrage_greedy(problem)
         plans.append((rounds, p, make_barrage_plan(problem, solution)))
     if len(plans) == 1:
         return plans[0][2]

@@ -38,6 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from agent.budget import Deadline
 from engine.errors import FireplanError, IllegalActionError
 
 from .board import Board, ValueWeights
@@ -342,6 +343,7 @@ def build_problem(
     max_salvo: int = 3,
     aims: Sequence | None = None,
     keep_nonpositive: bool = False,
+    deadline: Deadline | None = None,
 ) -> FireProblem:
     """The battery-allocation problem of ``side`` now, with exact column values.
 
@@ -360,6 +362,9 @@ def build_problem(
         touches an enemy piece before deviation).
     keep_nonpositive:
         Keep columns worth nothing or less (the solvers never choose them).
+    deadline:
+        Stop adding columns when it passes (``stats["truncated"]`` is then 1): aims touching
+        the most enemy pieces come first, so what is kept is the most promising part.
     """
     started = time.perf_counter()
     board = Board(state, side, weights or ValueWeights())
@@ -371,17 +376,25 @@ def build_problem(
     staff = int(state.observation(side).staff_orders)
     enemy_tracks = [t for t in board.tracks if not t.value.own]
     columns: list[Column] = []
+    truncated = False
     groups = fp.fire_groups(side, max_group)
     if groups:
         lattice = fp.aims(side) if aims is None else [tuple(a) for a in aims]
         probe = groups[0]
-        kept = []
+        touched = []
         for aim in lattice:
             aim = (float(aim[0]), float(aim[1]))
-            if any(board.touches(t, s, aim) for t in enemy_tracks for s in fp.sheafs(probe)):
-                kept.append(aim)
+            count = sum(any(board.touches(t, s, aim) for s in fp.sheafs(probe)) for t in enemy_tracks)
+            if count:
+                touched.append((-count, len(touched), aim))
+        kept = [aim for _, _, aim in sorted(touched)]
         for aim in kept:
+            if truncated:
+                break
             for group in groups:
+                if columns and deadline is not None and deadline.passed:  # one column at least: greedy needs one
+                    truncated = True
+                    break
                 for sheaf in fp.sheafs(group):
                     for duration in fp.durations(group):
                         try:
@@ -406,7 +419,8 @@ def build_problem(
     smoke = [s for s in smoke if s.battery in free]
     problem = FireProblem(side, columns, list(smoke), {k: tuple(v) for k, v in sorted(kinds.items())}, staff, board)
     problem.build_time = time.perf_counter() - started
-    problem.stats = {"columns": len(columns), "aims": len({c.aim for c in columns}), "tracks": len(board.tracks)}
+    problem.stats = {"columns": len(columns), "aims": len({c.aim for c in columns}), "tracks": len(board.tracks),
+                     "truncated": int(truncated)}
     return problem
 
 

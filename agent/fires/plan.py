@@ -19,13 +19,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from agent.budget import Deadline
 from engine.errors import FireplanError
 
 from .board import Board, PieceValue, ValueWeights, belief_lines
 from .columns import SCALE, Column, FireProblem, PieceEffect, SmokeChoice, build_problem, evaluate_missions, mission_of, piece_effects
 from .solution import Solution
 
-__all__ = ["FireOrder", "FirePlan", "make_plan", "plan_fires"]
+__all__ = ["FireOrder", "FirePlan", "make_plan", "plan_fires", "BUILD_SHARE"]
+
+#: Of a call's ``time_limit``: building the columns may take this share; CP-SAT gets this share
+#: of what is left (the rest covers building its model and making the plan); below this many
+#: seconds CP-SAT is not started.
+BUILD_SHARE, SOLVER_SHARE, MIN_SOLVER_SECONDS = 0.6, 0.8, 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,18 +226,31 @@ def plan_fires(
 
     ``method`` is ``"cpsat"``, ``"greedy"`` or ``"exhaustive"``; ``build`` goes to
     :func:`~agent.fires.columns.build_problem` (``max_group``, ``max_salvo``, ``aims``).
+    ``time_limit`` is the whole call: the columns get up to :data:`BUILD_SHARE` of it (the most
+    promising aims first), CP-SAT what is left; with too little left, or no solution found in
+    it, the plan is greedy's on the columns built (``stats["degraded"]`` says why).
     """
     from .cpsat import solve_cpsat
     from .exhaustive import solve_exhaustive
     from .greedy import solve_greedy
 
-    problem = build_problem(state, side, smoke=smoke, weights=weights, **build)
+    if method not in ("cpsat", "greedy", "exhaustive"):
+        raise FireplanError(f"unknown fire planning method {method!r}: cpsat, greedy or exhaustive")
+    deadline = Deadline.after(time_limit if method != "exhaustive" else None)
+    problem = build_problem(state, side, smoke=smoke, weights=weights, deadline=deadline.share(BUILD_SHARE), **build)
     if method == "cpsat":
-        solution = solve_cpsat(problem, time_limit=time_limit, num_workers=num_workers, random_seed=random_seed)
+        left = deadline.remaining * SOLVER_SHARE
+        solution = None
+        if left >= MIN_SOLVER_SECONDS:
+            try:
+                solution = solve_cpsat(problem, time_limit=left, num_workers=num_workers, random_seed=random_seed)
+            except FireplanError:
+                problem.stats["degraded"] = "CP-SAT found no plan in the time left: greedy plan"
+        else:
+            problem.stats["degraded"] = "no time left for CP-SAT: greedy plan"
+        solution = solution or solve_greedy(problem)
     elif method == "greedy":
         solution = solve_greedy(problem)
-    elif method == "exhaustive":
-        solution = solve_exhaustive(problem)
     else:
-        raise FireplanError(f"unknown fire planning method {method!r}: cpsat, greedy or exhaustive")
+        solution = solve_exhaustive(problem)
     return make_plan(problem, solution)

@@ -113,17 +113,23 @@ class FireSource:
 
     name = "fire"
 
-    def __init__(self, top: int = 3, postures: Sequence[str] = ("balanced",)):
+    def __init__(self, top: int = 3, postures: Sequence[str] = ("balanced",), chunk: int = 64):
         self.top = top
         self.postures = tuple(postures)
+        self.chunk = chunk  # calls valued between two looks at the clock
 
     def plans(self, world, side, simulator, rng):
-        found = probe(world, side, simulator, ("artillery",), detail=True)
+        found = probe(world, side, simulator, ("artillery",))
         if found is None:
             return []
-        _, actions, infos = found
-        scored = [(_fire_value(info), i) for i, info in enumerate(infos)
-                  if info["kind"] == "artillery" and info.get("harm", 0.0) > 0.0]
+        state, actions, kinds = found
+        artillery = [i for i, info in enumerate(kinds) if info["kind"] == "artillery"]
+        infos = {}
+        for start in range(0, len(artillery), self.chunk):  # valuing every call on a big board takes long
+            simulator.check()
+            chunk = artillery[start:start + self.chunk]
+            infos.update(zip(chunk, state.describe_actions([actions[i] for i in chunk], detail=True)))
+        scored = [(_fire_value(info), i) for i, info in infos.items() if info.get("harm", 0.0) > 0.0]
         scored.sort(key=lambda t: (-t[0], t[1]))
         chosen, aims = [], []
         for score, i in scored:

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
+from agent.budget import Deadline
 from engine.errors import FireplanError
 from engine.geometry import Density, Screen, rectangle
 
@@ -53,6 +54,12 @@ METHODS = ("cpsat", "greedy", "exhaustive")
 #: The probe screen laid across a line to ask the ruleset what smoke on it removes: this share
 #: of the line's length across it, and this share along it, centred on the line's middle.
 _PROBE_WIDTH, _PROBE_DEPTH = 0.2, 0.02
+#: Of the time left: valuing the batteries' fire may take this share, then weighing the sight
+#: lines this share; CP-SAT gets this share of what is left after the coverage is built; below
+#: this many seconds the plan is greedy's.
+BUDGET_SHARE, LINES_SHARE, SOLVER_SHARE, MIN_SOLVER_SECONDS = 0.25, 0.5, 0.85, 0.02
+#: Shorter lines than this (pieces in base contact) cannot have a screen laid across them.
+_MIN_LINE = 1e-3
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,18 +92,23 @@ def _threat_through(state, side, observer_ref, target_ref, a, b, density) -> flo
     return 0.0 if math.isnan(value) else value
 
 
-def smoke_sight_lines(state, side: str, *, ticks: int = 1, waypoints: Mapping | None = None) -> list[SightLine]:
+def smoke_sight_lines(state, side: str, *, ticks: int = 1, waypoints: Mapping | None = None,
+                      deadline: Deadline | None = None) -> list[SightLine]:
     """The sight lines the planner weighs, as ``side`` knows the table (see the module docstring).
 
     Enemy unit -> our unit or waypoint, with known threat > 0: ``own=False``. Our unit -> enemy
     unit, with known threat > 0: ``own=True``. Each is repeated for ticks ``0 .. ticks - 1``.
+    Lines are weighed most threatening first; when ``deadline`` passes the rest are left out.
     """
     graph = visibility_graph(state, side, waypoints=dict(waypoints or {}))
+    edges = [(a, b, edge) for a, b, edge in graph.edges(data=True)
+             if edge.get("threat") is not None and edge["threat"] > 0.0]  # unknown (a Blind at either end) or harmless
+    edges.sort(key=lambda item: -item[2]["threat"])
     base = []
-    for a, b, edge in graph.edges(data=True):
-        threat = edge.get("threat")
-        if threat is None or not threat > 0.0:
-            continue  # unknown (a Blind at either end) or harmless
+    for a, b, edge in edges:
+        if base and deadline is not None and deadline.passed:  # the most threatening line at least
+            break
+        threat = edge["threat"]
         na, nb = graph.nodes[a], graph.nodes[b]
         if na["kind"] != "unit":
             continue  # our waypoints look out too; only units fire now
@@ -104,6 +116,8 @@ def smoke_sight_lines(state, side: str, *, ticks: int = 1, waypoints: Mapping | 
         if own and nb["kind"] != "unit":
             continue
         p, q = edge["line"]
+        if math.dist(p, q) < _MIN_LINE:
+            continue  # pieces in contact: no screen fits between them
         values = []
         for density in (Density.PARTIAL, Density.FULL):
             values.append(max(0.0, threat - _threat_through(state, side, na["ref"], nb["ref"], p, q, density)))
@@ -122,21 +136,27 @@ def smoke_sight_lines(state, side: str, *, ticks: int = 1, waypoints: Mapping | 
 
 
 def smoke_budget(state, side: str, options=None, *, own_lane_penalty: float = 1.0,
-                 max_options: int | None = None) -> Budget:
+                 max_options: int | None = None, deadline: Deadline | None = None) -> Budget:
     """The budget of ``side``'s smoke now: ``state.smoke_resources(side)`` for the capacities and,
     for every resource that is a battery, its best ``state.threat`` at an enemy unit ``side``
-    sees as ``battery_fire_value`` (resources with no such fire get none: nothing is given up)."""
+    sees as ``battery_fire_value`` (resources with no such fire get none: nothing is given up).
+    Resources not yet weighed when ``deadline`` passes are valued as the dearest one weighed."""
     capacities = dict(state.smoke_resources(side))
     if options is not None:
         for option in options:
             for name, _ in option.resources:
                 capacities.setdefault(name, 0)  # not offered by the ruleset now: unusable
     enemies = [p["id"] for p in state.known_pieces(side) if p["side"] != side and p["kind"] == "unit"]
-    fire = {}
+    fire, unweighed = {}, []
     for name in capacities:
+        if fire and deadline is not None and deadline.passed:
+            unweighed.append(name)
+            continue
         best = max((float(state.threat(name, e)) for e in enemies), default=0.0)
         if best > 0.0:
             fire[name] = best
+    dearest = max(fire.values(), default=0.0)
+    fire.update({name: dearest for name in unweighed if dearest > 0.0})
     return Budget(capacities, max_options=max_options, battery_fire_value=fire, own_lane_penalty=own_lane_penalty)
 
 
@@ -170,7 +190,9 @@ def plan_smoke(
     scenarios, seed:
         Deviation scenarios (1: as aimed) and their seed; the same seed gives the same plan.
     time_limit, num_workers:
-        CP-SAT's limits.
+        The whole call's seconds (valuing the batteries' fire may take :data:`BUDGET_SHARE`
+        of it, weighing the sight lines, the most threatening first, :data:`LINES_SHARE` of the rest; CP-SAT gets what is left, and with too little left the
+        plan is greedy's, ``stats`` saying ``degraded``), and CP-SAT's workers.
     budget:
         Overrides :func:`smoke_budget`.
     """
@@ -178,14 +200,18 @@ def plan_smoke(
         raise FireplanError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
     if isinstance(ticks, bool) or not isinstance(ticks, int) or ticks < 1:
         raise FireplanError(f"ticks must be a whole number >= 1, got {ticks!r}")
+    deadline = Deadline.after(time_limit if method != "exhaustive" else None)
     options = list(state.smoke_options(side))
-    lines = smoke_sight_lines(state, side, ticks=ticks, waypoints=waypoints)
-    budget = budget if budget is not None else smoke_budget(state, side, options)
+    budget = budget if budget is not None else smoke_budget(state, side, options, deadline=deadline.share(BUDGET_SHARE))
+    lines = smoke_sight_lines(state, side, ticks=ticks, waypoints=waypoints, deadline=deadline.share(LINES_SHARE))
     coverage = build_coverage(options, lines, scenarios=scenarios, seed=seed)
-    if method == "cpsat":
-        plan = solve_cpsat(coverage, budget, time_limit=time_limit, num_workers=num_workers, seed=seed)
-    elif method == "greedy":
+    left = deadline.remaining * SOLVER_SHARE
+    if method == "cpsat" and left >= MIN_SOLVER_SECONDS:
+        plan = solve_cpsat(coverage, budget, time_limit=left, num_workers=num_workers, seed=seed)
+    elif method in ("cpsat", "greedy"):
         plan = solve_greedy(coverage, budget)
+        if method == "cpsat":
+            plan = replace(plan, stats=plan.stats + (("degraded", 1.0),))  # no time left for CP-SAT
     else:
         plan = solve_exhaustive(coverage, budget)
     return StateSmokePlan(**{f.name: getattr(plan, f.name) for f in fields(SmokePlan)}, side=side)

@@ -163,3 +163,32 @@ def test_chq_27_smoke_in_the_last_round_is_placed_for_our_first_move():
     (last, _, screens, _), = [a for a in plan.allocation if a[0] == plan.rounds[-1]]
     assert screens and all(r == plan.rounds[-1] or not s for r, _, s, _ in plan.allocation)
     assert "Smoke for our first move cuts" in plan.explain()
+
+
+@pytest.mark.parametrize("batteries,rounds,one_blind", [(2, 2, False), (3, 3, False), (3, 2, True), (1, 3, False)])
+def test_chq_25_greedy_barrage_is_legal_and_never_beats_the_optimum(batteries, rounds, one_blind):
+    """CHQ-25/CHQ-27: the quick plan for a short budget fires every battery on a Blind in each round
+    (one Blind a round with the setting) and is worth at most what exhaustive search finds."""
+    settings = {"barrage_one_blind_per_round": True} if one_blind else {}
+    state = at_barrage(variant(TRUTH, batteries=batteries), rounds=rounds, **settings)
+    problem = build_barrage(state, "gb", smoke_candidates=6)
+    greedy, ex = F.solve_barrage_greedy(problem), solve_barrage_exhaustive(problem)
+    assert greedy.status == "HEURISTIC" and 0 < greedy.objective <= ex.objective
+    plan = make_barrage_plan(problem, greedy)
+    batteries_named = sorted(f"gb-bty-{i + 1}" for i in range(batteries))
+    for r, groups, screens, holding in plan.allocation:
+        assert sorted([b for _, bs in groups for b in bs] + list(holding)) == batteries_named and not screens
+        assert not holding or not groups  # batteries hold only once every Blind is turned over
+        assert len({blind for blind, _ in groups}) == len(groups)
+        assert not one_blind or len(groups) <= 1
+    for action in plan.actions():
+        state.apply_action(action)
+
+
+def test_chq_25_barrage_planner_with_no_time_left_plays_the_greedy_plan():
+    state = at_barrage(variant(TRUTH, batteries=3), rounds=3)
+    plan = F.plan_barrage(state, "gb", time_limit=0.0)
+    assert plan.method == "greedy"
+    assert sorted(a.battery for a in plan.actions()) == ["gb-bty-1", "gb-bty-2", "gb-bty-3"]
+    for action in plan.actions():
+        state.apply_action(action)

@@ -126,3 +126,18 @@ def test_plan_is_deterministic_for_a_seed(crossroads):
     assert [str(a) for a in plans[0].actions()] == [str(a) for a in plans[1].actions()]
     assert plans[0].expected_value == plans[1].expected_value
     assert plans[0].explain() .splitlines()[1:] == plans[1].explain().splitlines()[1:]
+
+
+def test_plan_with_no_time_left_is_greedys_on_the_most_promising_columns(crossroads):
+    """A spent budget still gives a plan: the first columns built (the aims touching the most enemy
+    pieces), allocated greedily, marked degraded, its orders legal."""
+    state, problem = crossroads
+    plan = F.plan_fires(state, "gb", time_limit=0.0)
+    assert plan.stats["truncated"] == 1 and "greedy" in plan.stats["degraded"]
+    assert 0 < plan.stats["columns"] < len(problem.columns)
+    assert plan.actions() and plan.expected_value > 0
+    for action in plan.actions():
+        state.clone().apply_action(action)
+    roomy = F.plan_fires(state, "gb", time_limit=30.0)
+    assert "degraded" not in roomy.stats and roomy.stats["truncated"] == 0
+    assert roomy.expected_value >= plan.expected_value

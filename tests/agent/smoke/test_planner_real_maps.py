@@ -103,3 +103,13 @@ def test_applied_plan_blocks_the_lines_it_claims(case):
             assert data["obscured"] or data["full_screens"] + data["partial_screens"] > 0, edge
             assert (data["threat"] or 0.0) <= old - line.threat + 1e-9, edge
         # else blocked outright
+
+
+def test_plan_with_no_time_left_is_greedys_and_still_legal(case):
+    """With the budget spent the planner still answers: greedy's plan on the lines it had time to weigh."""
+    state, side, cpsat, greedy = case
+    hurried = plan_smoke(state, side, method="cpsat", time_limit=1e-9)
+    assert dict(hurried.stats).get("degraded") == 1.0 and hurried.method == "greedy"
+    assert hurried.objective <= cpsat.objective + 1e-9
+    for action in hurried.actions:
+        state.clone().apply_action(action)

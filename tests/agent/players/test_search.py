@@ -152,3 +152,14 @@ def test_plan_gives_the_whole_scope_with_reasons():
 def test_search_needs_a_budget():
     with pytest.raises(ValueError):
         SearchPlayer(time_per_decision=None, iterations=None)
+
+
+@pytest.mark.parametrize("name", ["chq_saint_aubin", "met_le_mesnil"])
+def test_with_no_time_at_all_the_ai_still_plays_a_legal_order(name):
+    """A budget too small to weigh one plan degrades to the posture's own order, never an error."""
+    state = _decision(MAPS / f"{name}.json", skip=4)
+    player = SearchPlayer(seed=0, time_per_decision=1e-9)
+    action = player.act(state.clone())
+    assert state.is_legal(action)
+    steps = player.plan(state)
+    assert state.is_legal(steps[0].action)

@@ -12,12 +12,12 @@ import sys
 
 from engine.errors import FireplanError
 
-from . import advise, check, demo, odds, play, render, smoke
+from . import advise, check, demo, odds, play, render, smoke, stress
 from .args import OneLineParser
 
 __all__ = ["main", "build_parser"]
 
-COMMANDS = (odds, smoke, check, render, demo, play, advise)
+COMMANDS = (odds, smoke, check, render, demo, play, advise, stress)
 
 
 def build_parser() -> argparse.ArgumentParser:

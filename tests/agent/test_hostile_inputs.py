@@ -24,6 +24,7 @@ FILE_COMMANDS = {
     "play": ["play", "{file}", "--human", "us", "--save", "{tmp}/g.save.json"],
     "play --load": ["play", "--load", "{file}", "--save", "{tmp}/g.save.json"],
     "advise": ["advise", "{file}", "--side", "us"],
+    "stress": ["stress", "{file}", "--games", "1", "--out", "{tmp}/stress", "--quiet"],
 }
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
-import math
 import statistics
 import sys
 import time
@@ -35,6 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from agent.stress.report import wilson  # noqa: E402
 
 PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")
 TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
@@ -118,16 +119,6 @@ class _Timed:
             return self.player.act(state)
         finally:
             self.totals[self.side] += time.perf_counter() - start
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95% for z = 1.96)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float) -> list[Task]:

@@ -91,7 +91,7 @@ class Session:
         self.echo = not _isatty(self.input)
         entry = dict(self.save.players.get(self.ai_side) or {})
         self.ai_seed = int(entry.get("seed", self.save.seed)) if isinstance(entry.get("seed", 0), int) else self.save.seed
-        made = _opponent(ai_name, self.ai_seed, budget, iterations)
+        made = make_player(ai_name, seed=self.ai_seed, time_budget=budget, iterations=iterations)
         self.ai, self.ai_name, self.ai_note = ExplainedPlayer(made.player, self.ai_seed), made.name, made.note
         thinking = {"iterations": iterations} if iterations is not None and self.ai_name == "ai" else {"time_budget": budget}
         self.save = replace(self.save, players={
@@ -398,16 +398,6 @@ class Session:
         action, reason = self.ai.decide(self.state, decision)
         self.say("  " + order_sentence(self.state, action, reason, side))
         self._record(side, action, undoable=False)
-
-
-def _opponent(name: str, seed: int, budget: float, iterations: int | None):
-    """The AI opponent: ``make_player``'s, or the search with an iteration budget."""
-    if name == "ai" and iterations is not None:
-        from ..players import SearchPlayer
-        from ..players.registry import MadePlayer
-
-        return MadePlayer(SearchPlayer(seed=seed, time_per_decision=None, iterations=iterations), "ai")
-    return make_player(name, seed=seed, time_budget=budget)
 
 
 def _scope(state, side):

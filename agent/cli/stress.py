@@ -6,7 +6,7 @@ Examples
 
     fireplan stress maps/chq_smoke_advance.json --games 200
     fireplan stress maps/met_le_mesnil.json --games 400 --vary wind=0:30 --out runs/mesnil
-    fireplan stress maps/chq_saint_aubin.json --blue ai --red greedy --games 50 --budget 0.2
+    fireplan stress maps/chq_saint_aubin.json --blue ai --red greedy --games 50 --iterations 8
     fireplan stress maps/chq_saint_aubin.json --games 5000 --scheduler tcp://cluster:8786
 
 Games run in local processes by default (all cores); ``--scheduler`` sends them to a Dask
@@ -25,7 +25,7 @@ from pathlib import Path
 from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
-from agent.players.registry import PLAYER_NAMES, make_player
+from agent.players.registry import PLAYER_NAMES
 
 from ..stress import (ResultsDir, StressRun, check_vary, parse_vary, print_summary, row_columns, run_dask, run_here,
                       run_local, scenario_for, summarise, write_plots)
@@ -34,6 +34,8 @@ from ..stress.runner import WorkerDied
 __all__ = ["register", "run"]
 
 MAX_GAMES = 10_000_000
+#: The AI's default search: simulations a decision (about 0.7 s a decision on the default map here).
+DEFAULT_ITERATIONS = 8
 
 
 def _games(text: str) -> int:
@@ -57,7 +59,10 @@ def register(subparsers) -> None:
     parser.add_argument("--red", choices=PLAYER_NAMES, default="random", help="player of the second side (default %(default)s)")
     parser.add_argument("--vary", action="append", default=[], metavar="NAME=LOW:HIGH,...",
                         help="parameters each game draws from a range, e.g. wind=0:30,staff_orders=2:6 (repeatable)")
-    parser.add_argument("--budget", type=float, default=0.2, metavar="SECONDS", help="the AI's time a decision (default %(default)s)")
+    parser.add_argument("--iterations", type=int, default=None, metavar="N",
+                        help=f"the AI's simulations a decision: the same games on any machine (default {DEFAULT_ITERATIONS})")
+    parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                        help="the AI's seconds a decision instead: anytime, so its games depend on the machine's speed")
     parser.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores)")
     parser.add_argument("--scheduler", default=None, metavar="ADDRESS", help="a Dask scheduler, e.g. tcp://host:8786")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR", help="results folder (default stress-<scenario>)")
@@ -73,16 +78,21 @@ def _limit(scenario, vary) -> int:
     return max([base, *map(int, varied)])
 
 
-def _check(args, scenario, run: StressRun) -> None:
-    if args.workers is not None and not 1 <= args.workers <= 512:
-        raise FireplanError(f"--workers: expected 1 to 512 processes, got {args.workers}")
-    if not 0 < args.budget <= 600:
-        raise FireplanError(f"--budget: expected seconds in (0, 600], got {args.budget:g}")
+def _check_vary(scenario, run: StressRun) -> None:
     check_vary(scenario, run.vary)
     for ends in ("low", "high"):  # a range that cannot be played is refused before any game starts
         scenario_for(run.scenario, {v.name: getattr(v, ends) for v in run.vary})
-    for name in (run.blue, run.red):
-        make_player(name, 0, run.time_per_decision)
+
+
+def _check_budgets(args) -> None:
+    if args.workers is not None and not 1 <= args.workers <= 512:
+        raise FireplanError(f"--workers: expected 1 to 512 processes, got {args.workers}")
+    if args.budget is not None and not 0 < args.budget <= 600:
+        raise FireplanError(f"--budget: expected seconds in (0, 600], got {args.budget:g}")
+    if args.iterations is not None and not 1 <= args.iterations <= 100_000:
+        raise FireplanError(f"--iterations: expected 1 to 100000 simulations, got {args.iterations}")
+    if args.budget is not None and args.iterations is not None:
+        raise FireplanError("--budget and --iterations: give the AI one budget, not both")
 
 
 def run(args) -> int:
@@ -90,8 +100,10 @@ def run(args) -> int:
 
     scenario = load_scenario(args.scenario)
     vary = tuple(v for text in args.vary for v in parse_vary(text))
-    stress = StressRun(str(args.scenario), args.games, args.blue, args.red, vary, args.seed, args.budget)
-    _check(args, scenario, stress)
+    _check_budgets(args)
+    iterations = None if args.budget is not None else (args.iterations or DEFAULT_ITERATIONS)
+    stress = StressRun(str(args.scenario), args.games, args.blue, args.red, vary, args.seed, args.budget or 1.0, iterations)
+    _check_vary(scenario, stress)
     limit = _limit(scenario, vary)
     out = args.out or Path(f"stress-{args.scenario.stem}")
     results = ResultsDir(out, stress, row_columns(scenario, limit, tuple(v.name for v in vary)))

@@ -646,14 +646,16 @@ def plan_barrage(
     weights: ValueWeights | None = None,
     max_smoke: int = 1,
     smoke_candidates: int = 12,
-    time_limit: float = 5.0,
+    time_limit: float | None = 5.0,
     num_workers: int = 1,
     random_seed: int = 0,
 ) -> BarragePlan:
     """Plan ``side``'s Initial Barrage now (re-plan after each round: what it revealed updates the
     belief). Before a D3 of rounds is rolled (CHQ-26) each number of rounds is planned; the plan
     returned is the one for two rounds and ``alternatives`` gives the expected effect of each
-    and their mean."""
+    and their mean. ``time_limit`` is the whole call's (``None``: no limit, the same plan on any
+    machine); each number of rounds gets its share of what is left, and greedy's plan when too
+    little is."""
     fp = state.fire_planning()
     situation = fp.barrage_situation(side)
     if situation.round is not None or len(situation.rounds) == 1:

@@ -217,7 +217,7 @@ def plan_fires(
     method: str = "cpsat",
     smoke: Sequence[SmokeChoice] = (),
     weights: ValueWeights | None = None,
-    time_limit: float = 5.0,
+    time_limit: float | None = 5.0,
     num_workers: int = 1,
     random_seed: int = 0,
     **build,
@@ -228,7 +228,8 @@ def plan_fires(
     :func:`~agent.fires.columns.build_problem` (``max_group``, ``max_salvo``, ``aims``).
     ``time_limit`` is the whole call: the columns get up to :data:`BUILD_SHARE` of it (the most
     promising aims first), CP-SAT what is left; with too little left, or no solution found in
-    it, the plan is greedy's on the columns built (``stats["degraded"]`` says why).
+    it, the plan is greedy's on the columns built (``stats["degraded"]`` says why). ``None``: no
+    limit, so the plan is the same on any machine.
     """
     from .cpsat import solve_cpsat
     from .exhaustive import solve_exhaustive

@@ -36,27 +36,30 @@ class MadePlayer:
     note: str = ""
 
 
-def _search(seed: int, time_budget: float) -> Player:
+def _search(seed: int, time_budget: float, iterations: int | None) -> Player:
     from agent.players import SearchPlayer
 
+    if iterations is not None:  # an iteration budget: the same decisions on any machine
+        return SearchPlayer(seed=seed, time_per_decision=None, iterations=iterations)
     return SearchPlayer(seed=seed, time_per_decision=time_budget)
 
 
-def _greedy(seed: int, time_budget: float) -> Player:
+def _greedy(seed: int, time_budget: float, iterations: int | None) -> Player:
     from agent.players import GreedyPlayer
 
     return GreedyPlayer(seed=seed)
 
 
-def _random(seed: int, time_budget: float) -> Player:
+def _random(seed: int, time_budget: float, iterations: int | None) -> Player:
     return RandomPlayer(seed=seed)
 
 
 _BUILDERS = {"ai": _search, "greedy": _greedy, "random": _random}
 
 
-def make_player(name: str, seed: int = 0, time_budget: float = 1.0) -> MadePlayer:
-    """The player called ``name`` (one of ``PLAYER_NAMES``), seeded, with ``time_budget`` seconds a decision.
+def make_player(name: str, seed: int = 0, time_budget: float = 1.0, iterations: int | None = None) -> MadePlayer:
+    """The player called ``name`` (one of ``PLAYER_NAMES``), seeded, with ``time_budget`` seconds a decision
+    (or, for the AI, ``iterations`` simulations a decision instead: deterministic).
 
     Falls back along ``ai`` → ``greedy`` → ``random`` when a player cannot be imported.
     """
@@ -67,7 +70,7 @@ def make_player(name: str, seed: int = 0, time_budget: float = 1.0) -> MadePlaye
     missing = []
     for candidate in PLAYER_NAMES[PLAYER_NAMES.index(name):]:
         try:
-            player = _BUILDERS[candidate](seed, time_budget)
+            player = _BUILDERS[candidate](seed, time_budget, iterations)
         except (ImportError, AttributeError) as error:
             missing.append(f"{candidate} ({error})")
             continue

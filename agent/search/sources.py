@@ -255,7 +255,9 @@ class PlannerFireSource:
                 return []  # the planner cannot be interrupted: leave it out when time is short
             pieces = found[0].known_pieces(side)
             aims = [p["position"] for p in pieces if p["side"] != side]
-            fire_plan = plan_fires(found[0], side, method=self.method, num_workers=1, random_seed=0, aims=aims, max_salvo=1)
+            limit = None if simulator.deadline is None else max(0.0, simulator.deadline - time.perf_counter())
+            fire_plan = plan_fires(found[0], side, method=self.method, num_workers=1, random_seed=0, aims=aims, max_salvo=1,
+                                   time_limit=limit)
             actions = tuple(fire_plan.actions())
             label = fire_plan.explain() if hasattr(fire_plan, "explain") else "fire plan"
         except Exception as error:  # the planner is optional and still evolving
@@ -285,7 +287,8 @@ class PlannerBarrageSource:
         try:
             from agent.fires import plan_barrage
 
-            limit = 0.25 if simulator.deadline is None else max(0.02, min(0.25, 0.1 * (simulator.deadline - time.perf_counter())))
+            # no deadline (an iteration budget): no time limit either, so the plan is the same on any machine
+            limit = None if simulator.deadline is None else max(0.02, min(0.25, 0.1 * (simulator.deadline - time.perf_counter())))
             barrage = plan_barrage(world, side, time_limit=limit, num_workers=1, random_seed=0)
             actions = tuple(barrage.actions())
         except Exception as error:  # the planner is optional and still evolving

@@ -72,8 +72,8 @@ def play_one(run: StressRun, index: int, limit: int) -> dict:
     parameters = game_parameters(run, index)
     scenario = scenario_for(run.scenario, parameters)
     sides = [s.id for s in scenario.sides]
-    blue = make_player(run.blue, player_seed(run.seed, index, "blue"), run.time_per_decision).player
-    red = make_player(run.red, player_seed(run.seed, index, "red"), run.time_per_decision).player
+    blue = make_player(run.blue, player_seed(run.seed, index, "blue"), run.time_per_decision, run.iterations).player
+    red = make_player(run.red, player_seed(run.seed, index, "red"), run.time_per_decision, run.iterations).player
     seed = game_seed(run.seed, index)
     state = scenario.new_game(seed=seed)
     batteries = {u.id for u in scenario.units if u.off_table}

@@ -116,7 +116,10 @@ def player_seed(seed: int, index: int, colour: str) -> int:
 
 @dataclass(frozen=True)
 class StressRun:
-    """Everything that decides a run's games (saved beside its results, to resume by)."""
+    """Everything that decides a run's games (saved beside its results, to resume by).
+
+    An AI searching ``iterations`` simulations a decision plays the same games on any machine;
+    one given ``time_per_decision`` seconds searches as far as the machine gets in that time."""
 
     scenario: str
     games: int
@@ -125,10 +128,12 @@ class StressRun:
     vary: tuple[Vary, ...]
     seed: int
     time_per_decision: float
+    iterations: int | None = None  # the AI's simulations a decision; None: ``time_per_decision`` seconds
 
     def describe(self) -> dict:
         return {"scenario": self.scenario, "games": self.games, "blue": self.blue, "red": self.red,
-                "vary": [str(v) for v in self.vary], "seed": self.seed, "time_per_decision": self.time_per_decision}
+                "vary": [str(v) for v in self.vary], "seed": self.seed, "time_per_decision": self.time_per_decision,
+                "iterations": self.iterations}
 
     def same_games(self, saved: dict) -> bool:
         """Whether ``saved`` (an earlier :meth:`describe`) plays the same games (their number aside)."""

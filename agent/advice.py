@@ -9,7 +9,10 @@
 - the smoke planner (:func:`agent.smoke.planner.plan_smoke`, CP-SAT and greedy) when ``side`` is to
   move and may lay smoke.
 
-Each answer becomes an :class:`Advice` (actions in notation, expected value, odds, sight lines cut,
+While ``side`` is to decide, the AI's search adds its best whole-turn plans
+(:mod:`agent.turn_plans`: movement postures, fire and smoke plans, greedy), with their routes.
+
+Each planner's answer becomes an :class:`Advice` (actions in notation, expected value, odds, sight lines cut,
 threat removed, risks, reasons); repeats (same actions) are dropped, the rest ranked by expected
 value. When no planner applies, the list is empty and :attr:`AdviceReport.decision` says what the
 game is waiting for. Expected values of different planners are in their own units (Disruption-
@@ -21,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from shapely.geometry import Point
+
+from .turn_plans import DEFAULT_ITERATIONS, TurnPlan, turn_plans
 
 __all__ = ["Advice", "AdviceReport", "advise", "decision_text", "draw_advice"]
 
@@ -61,10 +66,11 @@ class AdviceReport:
     decision: str
     plans: list[Advice]
     positions: dict = field(default_factory=dict, repr=False)  # known piece positions, for the picture
+    turn_plans: list[TurnPlan] = field(default_factory=list)  # the AI's whole-scope plans, with routes
 
     def to_json(self) -> dict:
         return {"scenario": self.scenario, "side": self.side, "decision": self.decision,
-                "plans": [p.to_json() for p in self.plans]}
+                "plans": [p.to_json() for p in self.plans], "turn_plans": [p.to_json() for p in self.turn_plans]}
 
 
 # ------------------------------------------------------------------------------ the moment
@@ -156,8 +162,10 @@ def smoke_advice(plan) -> Advice:
                   [list(p) for p in lines], float(plan.threat_blocked), risks, plan.explain().splitlines(), areas)
 
 
-def advise(state, side: str, *, top: int = 3, seed: int = 0, time_limit: float = 2.0, scenario: str = "") -> AdviceReport:
-    """The top ``top`` plans for ``side`` now; ``state`` is read, never changed."""
+def advise(state, side: str, *, top: int = 3, seed: int = 0, time_limit: float = 2.0, scenario: str = "",
+           iterations: int = DEFAULT_ITERATIONS) -> AdviceReport:
+    """The top ``top`` plans for ``side`` now, and its top whole-turn plans (the AI's search of
+    ``iterations`` simulations; 0: none); ``state`` is read, never changed."""
     plans: list[Advice] = []
     kinds = _kinds(state, side)
     in_barrage = _barrage_ahead(state, side)
@@ -195,26 +203,35 @@ def advise(state, side: str, *, top: int = 3, seed: int = 0, time_limit: float =
         decision = decision_text(state)
     else:
         decision = decision_text(state) + f"; no planner has anything for {side} at this moment"
-    return AdviceReport(scenario, side, decision, unique, _positions(state, side))
+    whole = turn_plans(state, side, top=top, seed=seed, iterations=iterations) if iterations > 0 else []
+    return AdviceReport(scenario, side, decision, unique, _positions(state, side), whole)
+
+
+#: Route colours of the turn plans' panels, and the most panels a picture holds.
+ROUTE_COLOUR, MAX_PANELS = "#6a1b9a", 6
 
 
 def draw_advice(state, side: str, report: AdviceReport, path):
-    """The table as ``side`` knows it, with the top plan's screens, templates and cut lines."""
+    """The table as ``side`` knows it, a panel per plan: the planners' plans with their screens,
+    templates and the lines they cut, then the whole-turn plans with their routes."""
     from dataclasses import replace
 
     from engine.view import AreaView, table_view
 
-    from agent.render import render_table
+    from agent.render import render_panels
 
     view = table_view(state, side)
-    sight = []
-    if report.plans:
-        plan = report.plans[0]
+    positions = report.positions
+    panels = []
+    for plan in report.plans:
         extra = tuple(AreaView(kind, polygon, density, plan.source) for kind, polygon, density in plan.areas)
-        view = replace(view, areas=tuple(view.areas) + extra,
-                       caption=f"{view.caption} - advice #1 for {side}: {plan.source} ({plan.expected_value:.2f})")
-        positions = report.positions
-        for observer, target in plan.sight_lines_cut:
-            if observer in positions and target in positions:
-                sight.append((positions[observer], positions[target], "blocked"))
-    return render_table(view, path, sight_lines=sight)
+        sight = [(positions[o], positions[t], "blocked") for o, t in plan.sight_lines_cut if o in positions and t in positions]
+        caption = f"#{plan.rank} {plan.source} ({plan.method}): expected value {plan.expected_value:.2f}"
+        panels.append((replace(view, areas=tuple(view.areas) + extra, caption=caption), sight, ()))
+    for plan in report.turn_plans:
+        caption = f"turn plan {plan.rank}: {plan.label.split(':')[0]} ({plan.source}), mean {plan.value:+.2f} over {plan.simulations}"
+        routes = [(points, ROUTE_COLOUR) for points in plan.routes.values() if len(points) > 1]
+        panels.append((replace(view, caption=caption), (), routes))
+    if not panels:
+        panels.append((replace(view, caption=f"{view.caption} - no plan for {side} at this moment"), (), ()))
+    return render_panels(panels[:MAX_PANELS], path)

@@ -8,6 +8,8 @@ from pathlib import Path
 from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
+from ..turn_plans import DEFAULT_ITERATIONS
+
 __all__ = ["register", "run", "load_source"]
 
 
@@ -28,6 +30,8 @@ def register(subparsers) -> None:
     parser.add_argument("--png", type=Path, metavar="FILE", help="draw the table with the top plan (.png or .svg)")
     parser.add_argument("--seed", type=int, default=None, help="game seed for a scenario (default 0); also the planners' seed")
     parser.add_argument("--time-limit", type=float, default=2.0, metavar="S", help="seconds per solver run (default 2)")
+    parser.add_argument("--iterations", type=int, default=DEFAULT_ITERATIONS, metavar="N",
+                        help="simulations of the AI's search for the whole-turn plans (default %(default)s; 0: none)")
     parser.set_defaults(run=run)
 
 
@@ -48,6 +52,8 @@ def load_source(source: Path, seed: int | None):
 def run(args) -> int:
     from agent.advice import advise, draw_advice
 
+    if not 0 <= args.iterations <= 100_000:
+        raise FireplanError(f"--iterations: expected 0 to 100000 simulations, got {args.iterations}")
     if args.top < 1:
         raise FireplanError(f"--top: expected a whole number >= 1, got {args.top}")
     if not (args.time_limit > 0 and args.time_limit <= 600):
@@ -59,7 +65,7 @@ def run(args) -> int:
     if args.side not in side_ids:
         raise FireplanError(f"--side: expected one of the sides {', '.join(side_ids)}, got {args.side!r}")
     report = advise(state, args.side, top=args.top, seed=args.seed or 0, time_limit=args.time_limit,
-                    scenario=str(args.source))
+                    scenario=str(args.source), iterations=args.iterations)
     if args.png is not None:
         path = draw_advice(state, args.side, report, args.png)
     if args.json:
@@ -73,10 +79,11 @@ def run(args) -> int:
 
 def _print(report) -> None:
     from rich.console import Console
+    from rich.markup import escape
 
     console = Console(highlight=False)
     console.print(f"[bold]Advice for {report.side}[/bold] in {report.scenario}: waiting for {report.decision}.")
-    if not report.plans:
+    if not report.plans and not report.turn_plans:
         console.print("No plan to offer at this moment.")
         return
     for plan in report.plans:
@@ -93,3 +100,14 @@ def _print(report) -> None:
             console.print(f"  risk: {risk}", markup=False)
         for reason in plan.reasons:
             console.print(f"  {reason}", markup=False)
+    if report.turn_plans:
+        console.print(f"\n[bold]Whole-turn plans[/bold] (the AI's search; value: mean result of its simulations, +1 a win, -1 a loss)")
+    for plan in report.turn_plans:
+        console.print(f"\n[bold]turn plan {plan.rank}[/bold] {escape(plan.label)} \\[{plan.source}]: {plan.value:+.2f} over "
+                      f"{plan.simulations} simulations")
+        for action in plan.actions[:12]:
+            console.print(f"  > {action}", markup=False)
+        if len(plan.actions) > 12:
+            console.print(f"  ... and {len(plan.actions) - 12} more orders", markup=False)
+        for unit, points in plan.routes.items():
+            console.print(f"  route {unit}: " + " -> ".join(f"{x:g},{y:g}" for x, y in points), markup=False)

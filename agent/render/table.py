@@ -20,7 +20,7 @@ from shapely.geometry.base import BaseGeometry  # noqa: E402
 from engine.errors import FireplanError  # noqa: E402
 from engine.view import TableView  # noqa: E402
 
-__all__ = ["render_table", "SIDE_COLOURS", "SightLineDrawing"]
+__all__ = ["render_table", "render_panels", "draw_table", "SIDE_COLOURS", "SightLineDrawing", "RouteDrawing"]
 
 SIDE_COLOURS = ("#1f5fbf", "#c0392b")
 TERRAIN_STYLE = {
@@ -40,6 +40,8 @@ FORMATS = (".png", ".svg")
 
 #: (start, end, style) with style "clear", "partial" (through smoke) or "blocked".
 SightLineDrawing = tuple[tuple[float, float], tuple[float, float], str]
+#: A route: the points a unit passes through, in order, and the arrow colour.
+RouteDrawing = tuple[Sequence[tuple[float, float]], str]
 
 
 def _outlines(geometry: BaseGeometry) -> Iterable:
@@ -84,6 +86,7 @@ def render_table(
     path: str | Path,
     *,
     sight_lines: Sequence[SightLineDrawing] = (),
+    routes: Sequence[RouteDrawing] = (),
     width_inches: float = 10.0,
     dpi: int = 100,
 ) -> Path:
@@ -92,66 +95,91 @@ def render_table(
     The figure is ``width_inches`` wide and as deep as the table's proportions
     ask, at ``dpi`` dots per inch.
     """
+    return render_panels([(view, sight_lines, routes)], path, width_inches=width_inches, dpi=dpi)
+
+
+def render_panels(panels: Sequence[tuple], path: str | Path, *, width_inches: float = 10.0, dpi: int = 100) -> Path:
+    """Several views of one table side by side (two to a row), e.g. the top plans of ``advise``:
+    each panel is ``(view, sight_lines, routes)``."""
     path = Path(path)
     if path.suffix.lower() not in FORMATS:
         raise FireplanError(f"{path}: expected a file name ending in .png or .svg")
-    scenario = view.scenario
+    if not panels:
+        raise ValueError("render_panels needs at least one panel")
+    scenario = panels[0][0].scenario
+    columns = 1 if len(panels) == 1 else 2
+    rows = -(-len(panels) // columns)
     aspect = scenario.depth / scenario.width
-    fig, ax = plt.subplots(figsize=(width_inches, max(2.0, width_inches * aspect) + 0.8), dpi=dpi)
+    panel_height = max(2.0, width_inches * aspect) + 0.8
+    fig, axes = plt.subplots(rows, columns, figsize=(width_inches * columns, panel_height * rows), dpi=dpi, squeeze=False)
     try:
-        ax.set_xlim(0, scenario.width)
-        ax.set_ylim(0, scenario.depth)
-        ax.set_aspect("equal")
-        ax.add_patch(Rectangle((0, 0), scenario.width, scenario.depth, facecolor="#f7f5ec", edgecolor="black", zorder=0))
-        for feature in scenario.terrain:
-            _fill(ax, feature.geometry, 1, **TERRAIN_STYLE.get(feature.kind, TERRAIN_STYLE["field"]))
-            if feature.name:
-                point = feature.geometry.representative_point()
-                ax.text(point.x, point.y, feature.name, fontsize=7, ha="center", va="center", style="italic",
-                        color="#333333", zorder=2)
-        holders = dict(view.holders)
-        side_index = {side.id: index for index, side in enumerate(scenario.sides)}
-        for objective in scenario.objectives:
-            holder = holders.get(objective.id)
-            colour = SIDE_COLOURS[side_index[holder]] if holder in side_index else "#7f7f7f"
-            ax.add_patch(Circle(objective.position, objective.radius, facecolor="none", edgecolor=colour,
-                                linestyle="--", linewidth=1.2, zorder=3))
-            ax.plot(*objective.position, marker="*", markersize=12, color=colour, zorder=3)
-            ax.text(objective.position[0], objective.position[1] - objective.radius, f"{objective.name or objective.id} ({objective.points})",
-                    fontsize=7, ha="center", va="top", zorder=3)
-        for area in view.areas:
-            if area.kind == "template":
-                _fill(ax, area.polygon, 6, facecolor="#e06666", edgecolor="#990000", alpha=0.25, linestyle="--")
-            else:
-                _fill(ax, area.polygon, 6, **SCREEN_STYLE.get(area.density or "partial", SCREEN_STYLE["partial"]))
-        for start, end, style in sight_lines:
-            colour, line = {"clear": ("#2e7d32", "-"), "partial": ("#f9a825", "--"), "blocked": ("#9e9e9e", ":")}[style]
-            ax.plot([start[0], end[0]], [start[1], end[1]], color=colour, linestyle=line, linewidth=0.8, alpha=0.8, zorder=5)
-        size = max(scenario.width, scenario.depth) * 0.012
-        for piece in view.pieces:
-            colour = SIDE_COLOURS[side_index.get(piece.side, 0)]
-            if piece.kind == "blind":
-                marker = "X" if piece.dummy else "s"
-                ax.plot(*piece.position, marker=marker, markersize=11, markerfacecolor="white", markeredgecolor=colour,
-                        markeredgewidth=2, zorder=8)
-                ax.text(piece.position[0], piece.position[1] - size * 1.8, f"{piece.id}{' (dummy)' if piece.dummy else ''}",
-                        fontsize=6.5, ha="center", va="top", color=colour, zorder=10)
-                continue
-            else:
-                if piece.base is not None:
-                    _fill(ax, piece.base, 9, facecolor=colour, edgecolor="black", alpha=0.85)
-                else:
-                    ax.add_patch(Circle(piece.position, size, color=colour, zorder=9))
-                text = piece.id + (f" [{piece.status}]" if piece.status else "")
-            ax.text(piece.position[0], piece.position[1] + size * 1.8, text, fontsize=6.5, ha="center", va="bottom",
-                    color=colour, zorder=10)
-        _furniture(ax, scenario)
-        ax.set_title(view.caption, fontsize=10)
-        ax.set_xlabel(f"x east ({scenario.length_unit})")
-        ax.set_ylabel(f"y north ({scenario.length_unit})")
+        for ax, (view, sight_lines, routes) in zip(axes.flat, panels):
+            draw_table(ax, view, sight_lines=sight_lines, routes=routes)
+        for ax in list(axes.flat)[len(panels):]:
+            ax.set_visible(False)
         fig.tight_layout()
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path)
     finally:
         plt.close(fig)
     return path
+
+
+def draw_table(ax, view: TableView, *, sight_lines: Sequence[SightLineDrawing] = (), routes: Sequence[RouteDrawing] = ()) -> None:
+    """Draw ``view`` on ``ax``: terrain, objectives, screens and templates, sight lines, routes
+    (arrows from a unit's place through its moves), pieces, scale bar and north arrow."""
+    scenario = view.scenario
+    ax.set_xlim(0, scenario.width)
+    ax.set_ylim(0, scenario.depth)
+    ax.set_aspect("equal")
+    ax.add_patch(Rectangle((0, 0), scenario.width, scenario.depth, facecolor="#f7f5ec", edgecolor="black", zorder=0))
+    for feature in scenario.terrain:
+        _fill(ax, feature.geometry, 1, **TERRAIN_STYLE.get(feature.kind, TERRAIN_STYLE["field"]))
+        if feature.name:
+            point = feature.geometry.representative_point()
+            ax.text(point.x, point.y, feature.name, fontsize=7, ha="center", va="center", style="italic",
+                    color="#333333", zorder=2)
+    holders = dict(view.holders)
+    side_index = {side.id: index for index, side in enumerate(scenario.sides)}
+    for objective in scenario.objectives:
+        holder = holders.get(objective.id)
+        colour = SIDE_COLOURS[side_index[holder]] if holder in side_index else "#7f7f7f"
+        ax.add_patch(Circle(objective.position, objective.radius, facecolor="none", edgecolor=colour,
+                            linestyle="--", linewidth=1.2, zorder=3))
+        ax.plot(*objective.position, marker="*", markersize=12, color=colour, zorder=3)
+        ax.text(objective.position[0], objective.position[1] - objective.radius, f"{objective.name or objective.id} ({objective.points})",
+                fontsize=7, ha="center", va="top", zorder=3)
+    for area in view.areas:
+        if area.kind == "template":
+            _fill(ax, area.polygon, 6, facecolor="#e06666", edgecolor="#990000", alpha=0.25, linestyle="--")
+        else:
+            _fill(ax, area.polygon, 6, **SCREEN_STYLE.get(area.density or "partial", SCREEN_STYLE["partial"]))
+    for start, end, style in sight_lines:
+        colour, line = {"clear": ("#2e7d32", "-"), "partial": ("#f9a825", "--"), "blocked": ("#9e9e9e", ":")}[style]
+        ax.plot([start[0], end[0]], [start[1], end[1]], color=colour, linestyle=line, linewidth=0.8, alpha=0.8, zorder=5)
+    for points, colour in routes:
+        for (x0, y0), (x1, y1) in zip(points, points[1:]):
+            ax.annotate("", xy=(x1, y1), xytext=(x0, y0), zorder=7,
+                        arrowprops=dict(arrowstyle="-|>", color=colour, lw=1.6, alpha=0.9, shrinkA=0, shrinkB=0))
+    size = max(scenario.width, scenario.depth) * 0.012
+    for piece in view.pieces:
+        colour = SIDE_COLOURS[side_index.get(piece.side, 0)]
+        if piece.kind == "blind":
+            marker = "X" if piece.dummy else "s"
+            ax.plot(*piece.position, marker=marker, markersize=11, markerfacecolor="white", markeredgecolor=colour,
+                    markeredgewidth=2, zorder=8)
+            ax.text(piece.position[0], piece.position[1] - size * 1.8, f"{piece.id}{' (dummy)' if piece.dummy else ''}",
+                    fontsize=6.5, ha="center", va="top", color=colour, zorder=10)
+            continue
+        else:
+            if piece.base is not None:
+                _fill(ax, piece.base, 9, facecolor=colour, edgecolor="black", alpha=0.85)
+            else:
+                ax.add_patch(Circle(piece.position, size, color=colour, zorder=9))
+            text = piece.id + (f" [{piece.status}]" if piece.status else "")
+        ax.text(piece.position[0], piece.position[1] + size * 1.8, text, fontsize=6.5, ha="center", va="bottom",
+                color=colour, zorder=10)
+    _furniture(ax, scenario)
+    ax.set_title(view.caption, fontsize=10)
+    ax.set_xlabel(f"x east ({scenario.length_unit})")
+    ax.set_ylabel(f"y north ({scenario.length_unit})")

@@ -118,3 +118,31 @@ def test_chq_25_barrage_ahead_hook_follows_the_initial_barrage():
             state.apply_action(legal[rng.integers(len(legal))])
     assert not state.fire_planning().barrage_ahead("gb")
     assert not any(state.fire_planning().barrage_ahead(side.id) for side in state.scenario.sides)
+
+
+def test_turn_plans_are_the_searchs_candidates_with_their_routes(capsys, tmp_path):
+    """MET at the British movement: whole-turn plans best first, each route starting where its unit
+    stands and ending where one of the plan's move orders sends it; the picture has a panel a plan."""
+    scenario = Path("maps/met_le_mesnil.json")
+    png = tmp_path / "turn.png"
+    out = _advise(capsys, scenario, "--side", "gb", "--json", "--iterations", "8", "--png", png)
+    plans = out["turn_plans"]
+    assert 1 <= len(plans) <= 3 and [p["rank"] for p in plans] == list(range(1, len(plans) + 1))
+    assert [p["value"] for p in plans] == sorted((p["value"] for p in plans), reverse=True)
+    assert all(-1.0 <= p["value"] <= 1.0 and p["simulations"] >= 1 for p in plans)
+    assert sum(p["simulations"] for p in plans) <= 8
+    start = {p["id"]: list(map(float, p["position"])) for p in load_scenario(scenario).new_game(seed=0).known_pieces("gb")}
+    routed = [p for p in plans if p["routes"]]
+    assert routed, "no plan moves a unit"
+    for plan in routed:
+        for unit, points in plan["routes"].items():
+            assert points[0] == start[unit] and len(points) >= 2
+            assert f"move {unit} {points[-1][0]:g},{points[-1][1]:g}" in plan["actions"]
+    from PIL import Image
+
+    assert Image.open(png).size[0] == 2000  # two panels a row, each 10 inches at 100 dpi
+
+
+def test_no_turn_plans_when_asked_for_none_or_not_to_move(capsys):
+    assert _advise(capsys, Path("maps/met_le_mesnil.json"), "--side", "gb", "--json", "--iterations", "0")["turn_plans"] == []
+    assert _advise(capsys, Path("maps/met_le_mesnil.json"), "--side", "de", "--json")["turn_plans"] == []

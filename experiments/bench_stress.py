@@ -40,7 +40,7 @@ def timed_run(run: StressRun, workers: int, limit: int) -> tuple[float, list[dic
     if workers == 1:
         rows = [play_one(run, i, limit) for i in indices]
     else:
-        run_local(run, indices, limit, rows.extend, workers=workers, batch=max(1, run.games // (8 * workers)))
+        run_local(run, indices, limit, rows.extend, workers=workers, batch=max(1, run.games // (32 * workers)))
     elapsed = time.perf_counter() - started
     return run.games / elapsed, sorted(rows, key=lambda r: r["index"])
 

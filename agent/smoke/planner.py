@@ -141,7 +141,7 @@ def smoke_budget(state, side: str, options=None, *, own_lane_penalty: float = 1.
     for every resource that is a battery, its best ``state.threat`` at an enemy unit ``side``
     sees as ``battery_fire_value`` (resources with no such fire get none: nothing is given up).
     Resources not yet weighed when ``deadline`` passes are valued as the dearest one weighed."""
-    capacities = dict(state.smoke_resources(side))
+    capacities = dict(state.smoke_resources(side) if options is None else state.smoke_resources(side, options=options))
     if options is not None:
         for option in options:
             for name, _ in option.resources:

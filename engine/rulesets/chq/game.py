@@ -279,11 +279,12 @@ class ChqState(GameState):
 
         return smoke_options(self, side)
 
-    def smoke_resources(self, side: str) -> dict[str, int]:
-        """``{resource: capacity}`` the smoke options of ``side`` may use now (hooks.smoke_resources)."""
+    def smoke_resources(self, side: str, options=None) -> dict[str, int]:
+        """``{resource: capacity}`` the smoke options of ``side`` may use now (hooks.smoke_resources);
+        ``options``: this moment's ``smoke_options(side)`` when the caller has them already."""
         from .hooks import smoke_resources
 
-        return smoke_resources(self, side)
+        return smoke_resources(self, side, options)
 
     def fire_planning(self):
         """What the fire and barrage planners ask (hooks.FirePlanning): legal missions with their

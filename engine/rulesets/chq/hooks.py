@@ -1077,12 +1077,12 @@ class FirePlanning:
 # ============================================================================ smoke budget
 
 
-def smoke_resources(state, side: str) -> dict[str, int]:
+def smoke_resources(state, side: str, options=None) -> dict[str, int]:
     """What ``side``'s smoke options may use now, ``{resource: capacity}``: each battery that may
     call smoke smokes at most once this pulse (capacity 1, CHQ-12) and every mission costs one of
     the side's Staff Orders in hand (``"staff_orders"``)."""
     capacities = {"staff_orders": int(state.staff[side])}
-    for option in smoke_options(state, side):
+    for option in smoke_options(state, side) if options is None else options:
         for name, _ in option.resources:
             capacities.setdefault(name, 1)
     return capacities

@@ -1366,9 +1366,10 @@ class MetState(GameState):
         """Screens ``side`` may lay in ``phase`` (default: the current one); see the class docstring."""
         return hooks.smoke_options(self, side, phase)
 
-    def smoke_resources(self, side: str, phase: str | None = None) -> dict[str, int]:
-        """``{resource: capacity}`` the smoke options of ``side`` in ``phase`` may use (hooks.smoke_resources)."""
-        return hooks.smoke_resources(self, side, phase)
+    def smoke_resources(self, side: str, phase: str | None = None, options=None) -> dict[str, int]:
+        """``{resource: capacity}`` the smoke options of ``side`` in ``phase`` may use (hooks.smoke_resources);
+        ``options``: those options when the caller has them already."""
+        return hooks.smoke_resources(self, side, phase, options)
 
     def known_pieces(self, side: str) -> tuple[dict, ...]:
         """The pieces on the table as ``side`` observes them; see the class docstring."""

@@ -427,8 +427,9 @@ def _fill_threats(state, side, screens, obs, tgt, visible, out) -> None:
 # ============================================================================ smoke budget
 
 
-def smoke_resources(state, side: str, phase: str | None = None) -> dict[str, int]:
+def smoke_resources(state, side: str, phase: str | None = None, options=None) -> dict[str, int]:
     """What ``side``'s smoke options in ``phase`` may use, ``{resource: capacity}``: a battery takes
     one mission a period (MET-1), and an element's dischargers, grenades, launcher or gun lay one
     screen a phase (MET-7, MET-10, MET-12, MET-13), so every resource has capacity 1."""
-    return {name: 1 for option in smoke_options(state, side, phase) for name, _ in option.resources}
+    options = smoke_options(state, side, phase) if options is None else options
+    return {name: 1 for option in options for name, _ in option.resources}

@@ -113,3 +113,9 @@ def test_plan_with_no_time_left_is_greedys_and_still_legal(case):
     assert hurried.objective <= cpsat.objective + 1e-9
     for action in hurried.actions:
         state.clone().apply_action(action)
+
+
+def test_smoke_resources_from_options_in_hand_equal_the_hooks_own(case):
+    """The planner hands the options it has to ``smoke_resources`` (to not build them twice): same answer."""
+    state, side, _, _ = case
+    assert state.smoke_resources(side, options=list(state.smoke_options(side))) == state.smoke_resources(side)

@@ -4,7 +4,7 @@ The row holds the game's index and seed, the varied parameters' values and what 
 designer asks of the game: who won, the score, how long it lasted, each side's units lost by
 the end of each turn (or period), how many smoke orders each side gave and how many missions
 each battery fired, and who held each objective at the end. Units lost are counted on the true
-state (the referee's view): a CHQ unit dispersed, a MET element destroyed.
+state (the referee's view), by the ruleset's ``units_lost()``; turns are its ``clock``.
 """
 
 from __future__ import annotations
@@ -21,28 +21,6 @@ __all__ = ["play_one", "play_many", "row_columns"]
 #: Kinds of order (``describe_actions``) that fire a battery; the batteries are read off the order.
 _MISSION_KINDS = ("artillery", "smoke", "barrage")
 _BATTERY_FIELDS = ("batteries", "battery", "element")
-
-
-def _clock(state) -> int:
-    return state.turn if hasattr(state, "turn") else state.period
-
-
-def _limit(scenario) -> int:
-    return int(scenario.turns if scenario.turns is not None else scenario.periods)
-
-
-def _lost(state) -> Counter:
-    """Units each side has lost so far."""
-    lost = Counter()
-    if hasattr(state, "units"):  # CHQ
-        for uid, unit in state.units.items():
-            if unit.dispersed:
-                lost[state.facts.units[uid].side] += 1
-    else:  # MET
-        for element in state.elements.values():
-            if not element.alive:
-                lost[element.side] += 1
-    return lost
 
 
 def _batteries_of(action, batteries: set[str]) -> tuple[str, ...]:
@@ -89,23 +67,23 @@ def play_one(run: StressRun, index: int, limit: int) -> dict:
             for battery in _batteries_of(action, batteries):
                 missions[battery] += 1
 
-    last_turn = _clock(state)
+    last_turn = state.clock
 
     def watch(before, mover, action) -> None:
         nonlocal last_turn
-        now = _clock(before)
+        now = before.clock
         if now != last_turn:  # a turn ended: what each side had lost by then
-            lost_by_turn[last_turn] = _lost(before)
+            lost_by_turn[last_turn] = before.units_lost()
             last_turn = now
         on_step(before, mover, action)
 
     record = play_game(state, {sides[0]: blue, sides[1]: red}, on_step=watch)
-    lost_by_turn[_clock(state)] = _lost(state)
+    lost_by_turn[state.clock] = state.units_lost()
     winner = next((s for s, r in record.returns.items() if r > 0), "draw")
     row = {"index": index, "seed": seed, **{f"param_{k}": v for k, v in parameters.items()},
-           "blue": run.blue, "red": run.red, "winner": winner, "turns": _clock(state), "steps": len(record.actions)}
+           "blue": run.blue, "red": run.red, "winner": winner, "turns": state.clock, "steps": len(record.actions)}
     row.update({f"score_{s}": round(float(record.score.get(s, 0.0)), 6) for s in sides})
-    running = Counter()
+    running: dict = {}
     for t in range(1, limit + 1):
         running = lost_by_turn.get(t, running)
         row.update({f"lost_{s}_t{t}": running.get(s, 0) for s in sides})

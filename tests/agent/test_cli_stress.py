@@ -38,6 +38,12 @@ def test_the_report_and_files_of_a_run(reference, tmp_path, capsys):
     lines = reference.decode().splitlines()
     assert len(lines) == GAMES + 1 and lines[0].startswith("index,seed,param_staff_orders,param_smoke_extra_pulse,blue,red,winner")
     assert [int(line.split(",")[0]) for line in lines[1:]] == list(range(GAMES))
+    import csv
+
+    for row in csv.DictReader(lines):  # units lost only ever add up, turn by turn, and never exceed the side's units
+        for side, units in (("us", 4), ("de", 4)):
+            lost = [int(row[f"lost_{side}_t{t}"]) for t in range(1, 6)]
+            assert lost == sorted(lost) and lost[-1] <= units
     assert _stress(tmp_path, "--workers", "1", games=3) == 0
     shown = capsys.readouterr().out
     for words in ("win rate [95% CI]", "units lost by the end of each turn", "us-bty-1 missions", "us smoke orders",

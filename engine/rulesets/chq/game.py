@@ -91,6 +91,8 @@ class ChqState(GameState):
         and without reading what ``side`` may not know (see ``hooks.sight_between``).
     ``describe()``
         One paragraph of the situation, for narration and debugging.
+    ``clock``, ``units_lost()``
+        The turn now and each side's dispersed units, for analysis (``fireplan stress``).
     """
 
     # ================================================================== construction
@@ -232,6 +234,19 @@ class ChqState(GameState):
     def score(self) -> dict[str, float]:
         """Scaled Morale Point difference per side (CHQ-29), for analysis."""
         return scaled_score(self.facts, self.morale)
+
+    @property
+    def clock(self) -> int:
+        """The turn now (0: the Initial Barrage), for analysis across rulesets."""
+        return self.turn
+
+    def units_lost(self) -> dict[str, int]:
+        """Units each side has lost so far: dispersed (CHQ-29), for analysis (the referee's view)."""
+        lost = {s: 0 for s in self.facts.side_ids}
+        for uid, unit in self.units.items():
+            if unit.dispersed:
+                lost[self.facts.units[uid].side] += 1
+        return lost
 
     # ================================================================== search hooks (search_hooks.py)
     @property

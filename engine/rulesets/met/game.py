@@ -423,6 +423,19 @@ class MetState(GameState):
         """Scaled Morale Point difference per side (MET-21 as CHQ-29), the same measure CHQ's ``score`` gives."""
         return self.point_difference()
 
+    @property
+    def clock(self) -> int:
+        """The period now, for analysis across rulesets."""
+        return self.period
+
+    def units_lost(self) -> dict[str, int]:
+        """Elements each side has lost so far: destroyed (MET-18), for analysis (the referee's view)."""
+        lost = {side: 0 for side in self.table.sides}
+        for element in self.elements.values():
+            if not element.alive:
+                lost[element.side] += 1
+        return lost
+
     # ------------------------------------------------------------------ search hooks (search_hooks.py)
     def plan_scope(self, side: str):
         """``("met", period, stage)`` while ``side`` orders its part of a phase, else None."""

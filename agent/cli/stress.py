@@ -18,6 +18,7 @@ that stopped.
 
 from __future__ import annotations
 
+import argparse
 import os
 import time
 from pathlib import Path
@@ -39,8 +40,6 @@ DEFAULT_ITERATIONS = 8
 
 
 def _games(text: str) -> int:
-    import argparse
-
     try:
         value = int(text)
     except ValueError:

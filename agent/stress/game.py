@@ -57,7 +57,13 @@ def play_one(run: StressRun, index: int, limit: int) -> dict:
     batteries = {u.id for u in scenario.units if u.off_table}
     smoke, missions, lost_by_turn = Counter(), Counter(), {}
 
-    def on_step(before, mover, action) -> None:
+    last_turn = state.clock
+
+    def watch(before, mover, action) -> None:
+        nonlocal last_turn
+        if before.clock != last_turn:  # a turn ended: what each side had lost by then
+            lost_by_turn[last_turn] = before.units_lost()
+            last_turn = before.clock
         if before.is_chance_node():
             return
         kind = before.describe_actions([action], detail=False)[0]["kind"]
@@ -66,16 +72,6 @@ def play_one(run: StressRun, index: int, limit: int) -> dict:
         if kind in _MISSION_KINDS:
             for battery in _batteries_of(action, batteries):
                 missions[battery] += 1
-
-    last_turn = state.clock
-
-    def watch(before, mover, action) -> None:
-        nonlocal last_turn
-        now = before.clock
-        if now != last_turn:  # a turn ended: what each side had lost by then
-            lost_by_turn[last_turn] = before.units_lost()
-            last_turn = now
-        on_step(before, mover, action)
 
     record = play_game(state, {sides[0]: blue, sides[1]: red}, on_step=watch)
     lost_by_turn[state.clock] = state.units_lost()

@@ -9,6 +9,7 @@ state (the referee's view), by the ruleset's ``units_lost()``; turns are its ``c
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 
 from agent.match import play_game
@@ -45,10 +46,17 @@ def row_columns(scenario, limit: int, parameters: tuple[str, ...]) -> list[str]:
     return columns
 
 
+@functools.lru_cache(maxsize=32)
+def _scenario(path: str, parameters: tuple) -> object:
+    """One scenario object for the games of one parameter set: its games then share the
+    ruleset's content-keyed caches (sight, bases), which makes a worker's later games faster."""
+    return scenario_for(path, dict(parameters))
+
+
 def play_one(run: StressRun, index: int, limit: int) -> dict:
     """Play game ``index`` of ``run`` and return its row (see :func:`row_columns`)."""
     parameters = game_parameters(run, index)
-    scenario = scenario_for(run.scenario, parameters)
+    scenario = _scenario(run.scenario, tuple(sorted(parameters.items())))
     sides = [s.id for s in scenario.sides]
     blue = make_player(run.blue, player_seed(run.seed, index, "blue"), run.time_per_decision, run.iterations).player
     red = make_player(run.red, player_seed(run.seed, index, "red"), run.time_per_decision, run.iterations).player

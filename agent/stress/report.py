@@ -68,23 +68,24 @@ def summarise(rows: list[dict], sides: tuple[str, ...]) -> Summary:
     """The summary of ``rows`` (dicts of strings or numbers, as in ``games.csv``)."""
     rows = sorted(rows, key=lambda r: int(r["index"]))
     n = len(rows)
+    columns = list(rows[0]) if rows else []
     wins = Counter(r["winner"] for r in rows)
     scores = {s: [_number(r[f"score_{s}"]) for r in rows] for s in sides}
-    turns = sorted({int(k.rsplit("_t", 1)[1]) for k in (rows[0] if rows else {}) if k.startswith(f"lost_{sides[0]}_t")})
+    turns = sorted({int(k.rsplit("_t", 1)[1]) for k in columns if k.startswith(f"lost_{sides[0]}_t")})
     losses = {s: [statistics.fmean(_number(r[f"lost_{s}_t{t}"]) for r in rows) for t in turns] if rows else [] for s in sides}
     smoke = {s: (statistics.fmean(_number(r[f"smoke_{s}"]) for r in rows), sum(_number(r[f"smoke_{s}"]) > 0 for r in rows) / n)
              for s in sides} if rows else {}
-    batteries = [k[len("missions_"):] for k in (rows[0] if rows else {}) if k.startswith("missions_")]
+    batteries = [k[len("missions_"):] for k in columns if k.startswith("missions_")]
     missions = {b: (statistics.fmean(_number(r[f"missions_{b}"]) for r in rows), sum(_number(r[f"missions_{b}"]) > 0 for r in rows) / n)
                 for b in batteries}
     decided = [r for r in rows if r["winner"] in sides]
     objectives = {}
-    for key in (k for k in (rows[0] if rows else {}) if k.startswith("held_")):
+    for key in (k for k in columns if k.startswith("held_")):
         winner_held = sum(r[key] == r["winner"] for r in decided)
         loser_held = sum(r[key] not in ("", r["winner"]) for r in decided)
         objectives[key[len("held_"):]] = (winner_held / len(decided), loser_held / len(decided)) if decided else (0.0, 0.0)
     by_parameter = {}
-    for key in (k for k in (rows[0] if rows else {}) if k.startswith("param_")):
+    for key in (k for k in columns if k.startswith("param_")):
         labels, bins = _binned([_number(r[key]) for r in rows])
         out = []
         for i, label in enumerate(labels):

@@ -64,9 +64,8 @@ def hidden_enemy_ids(state, side: str) -> tuple[set[str], set[str]]:
 
 def game_clock(state) -> tuple[int, int]:
     """(the turn or period now, the scenario's limit)."""
-    if state.scenario.ruleset.name == "chq":
-        return state.turn, state.scenario.turns
-    return state.period, state.scenario.periods
+    scenario = state.scenario
+    return state.clock, scenario.turns if scenario.turns is not None else scenario.periods
 
 
 def screens_on_table(state) -> Counter:

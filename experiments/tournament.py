@@ -243,8 +243,8 @@ def plot(out: Path, rows, outcomes, bench) -> None:
                 continue
             xs.append(j + (i - (len(pairs) - 1) / 2) * width)
             ys.append(r["win_rate"])
-            lo.append(r["win_rate"] - r["ci_low"])
-            hi.append(r["ci_high"] - r["win_rate"])
+            lo.append(max(0.0, r["win_rate"] - r["ci_low"]))  # a rate of 0 or 1 may sit a rounding off its bound
+            hi.append(max(0.0, r["ci_high"] - r["win_rate"]))
         ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=f"{pair[0]} vs {pair[1]}")
     for (first, second), target in TARGETS.items():
         if (first, second) in pairs:

@@ -37,7 +37,7 @@ from engine.errors import FireplanError
 
 from .board import Board, ValueWeights, belief_lines
 from .columns import SCALE, PieceEffect, piece_effects
-from .plan import MIN_SOLVER_SECONDS, SOLVER_SHARE
+from .plan import BUILD_SHARE, MIN_SOLVER_SECONDS, SOLVER_SHARE
 
 __all__ = [
     "BarrageColumn",
@@ -152,18 +152,25 @@ def _effect(board: Board, batteries, point) -> tuple[float, dict]:
     return total, finals
 
 
-def _smoke_candidates(board: Board, situation, limit: int) -> list[BarrageSmoke]:
+def _smoke_candidates(board: Board, situation, limit: int, deadline: Deadline | None = None) -> list[BarrageSmoke]:
+    """The ``limit`` best screens of the last round by the threat they cut; past ``deadline``
+    the screens valued so far (an extra on the barrage, so it may be cut short)."""
     fp, side = board.fp, board.side
+    late = (lambda: False) if deadline is None else (lambda: deadline.passed)
     enemies = [t for t in board.tracks if not t.value.own and t.start.unit is not None and t.start.pos is not None]
     ours = [t for t in board.tracks if t.value.own and t.start.pos is not None and not t.start.hidden]
     pairs = []
     for e in enemies:
+        if late():
+            return []
         for v in ours:
             threat = float(fp.public_threat(side, e.start, v.start))
             if threat > 1e-12:
                 pairs.append((e, v, threat, LineString([e.start.pos, v.start.pos])))
     found = []
     for point, bearing in situation.smoke_aims:
+        if late():
+            break
         polygon = fp.smoke_polygon(point, bearing)
         crossing = [p for p in pairs if p[3].intersects(polygon)]
         if not crossing:
@@ -189,13 +196,14 @@ def build_barrage(
     weights: ValueWeights | None = None,
     max_smoke: int = 1,
     smoke_candidates: int = 12,
+    deadline: Deadline | None = None,
 ) -> BarrageProblem:
     """The Initial Barrage problem of ``side`` now (its rounds still to allocate).
 
     ``rounds`` fixes the number of rounds when it is not known yet (a D3 not rolled);
     ``max_smoke`` is the most screens laid in the last round (their threat cuts are added, so
     more than one screen is valued as if they cut different lines); ``smoke_candidates`` keeps
-    the best screens.
+    the best screens, as many as are valued by ``deadline``.
     """
     started = time.perf_counter()
     board = Board(state, side, weights or ValueWeights())
@@ -232,7 +240,7 @@ def build_barrage(
             touch = frozenset(t.key for t in finals) | {blind}
             columns.append(BarrageColumn(len(columns), blind, combo, batteries, value, touch, piece_effects(board, finals)))
     smoke_kinds = frozenset(dict(situation.kinds)[b] for b in situation.smoke_batteries)
-    smoke = _smoke_candidates(board, situation, smoke_candidates) if smoke_kinds and max_smoke > 0 and total >= first else []
+    smoke = _smoke_candidates(board, situation, smoke_candidates, deadline) if smoke_kinds and max_smoke > 0 and total >= first else []
     problem = BarrageProblem(
         side=side,
         rounds=tuple(range(first, total + 1)),
@@ -668,7 +676,8 @@ def plan_barrage(
     plans = []
     for i, (rounds, p) in enumerate(options):
         share = deadline.share(1.0 / (len(options) - i))  # each number of rounds its part of what is left
-        problem = build_barrage(state, side, rounds=rounds, weights=weights, max_smoke=max_smoke, smoke_candidates=smoke_candidates)
+        problem = build_barrage(state, side, rounds=rounds, weights=weights, max_smoke=max_smoke, smoke_candidates=smoke_candidates,
+                                deadline=share.share(BUILD_SHARE))
         if method == "exhaustive":
             solution = solve_barrage_exhaustive(problem)
         elif method == "cpsat" and share.remaining * SOLVER_SHARE >= MIN_SOLVER_SECONDS:

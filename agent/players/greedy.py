@@ -46,6 +46,7 @@ class GreedyPolicy:
     source; :class:`GreedyPlayer` gives it a world drawn from its observation."""
 
     posture = BALANCED  # what finishes a greedy plan that runs out
+    follow = "greedy"  # a plan it records is played on by the greedy choice (closed-loop)
 
     def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
                  samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None):
@@ -87,6 +88,8 @@ class GreedyPolicy:
 
     def expected(self, state: GameState, side: str, branches: int) -> float:
         """The evaluation, in expectation over the chance nodes from ``state`` to the next decision."""
+        if self.check is not None:
+            self.check()
         if not state.is_chance_node():
             return evaluate(state, side, self.weights)
         outcomes = state.chance_outcomes()

@@ -4,7 +4,10 @@ At the first decision of each scope (a CHQ pulse, a MET side's part of a phase, 
 round, an opportunity-fire window, ...) the player searches (:class:`agent.search.MacroSearch`)
 and keeps the winning plan; later decisions of the same scope play the plan's next order that
 is legal, and when the plan runs out the plan's posture finishes the scope in a world sampled
-from the observation. Everything the search looks at is a world drawn from
+from the observation. Plans are closed-loop by default (``SearchConfig.closed_loop``): the
+player plays the plan's forced orders (smoke, fire missions) as soon as each is legal and makes
+every other decision with the plan's policy (its posture, or the greedy choice) in a world
+drawn from the observation of the position reached, as the search simulated it. Everything the search looks at is a world drawn from
 ``state.observation(side)``: the true state is only asked whether an order is legal.
 
 Examples
@@ -27,6 +30,7 @@ import numpy as np
 from engine.game import GameState
 
 from ..search.macro import Plan
+from .greedy import GreedyPolicy
 from ..search.mcts import MacroSearch, SearchConfig, SearchResult
 from ..search.policy import BALANCED, action_score
 from ..search.sources import PlanSource
@@ -75,6 +79,7 @@ class SearchPlayer(Player):
         self._plan: Plan | None = None
         self._scope = None
         self._cursor = 0
+        self._pending: list = []  # the plan's forced orders not played yet (closed-loop)
         self.last: SearchResult | None = None
         self.searches: list[float] = []  # seconds taken by each search (the decision-time benchmark)
         _warm_up()
@@ -121,10 +126,17 @@ class SearchPlayer(Player):
         self.searches.append(time.perf_counter() - start)
         self.last = result
         self._plan, self._scope, self._cursor = result.plan, scope, 0
+        self._pending = list(result.plan.forced) if result.plan is not None else []
         return result
 
     def _next_step(self, state: GameState) -> Hashable | None:
         if self._plan is None:
+            return None
+        if self.config.closed_loop:
+            for k, action in enumerate(self._pending):
+                if state.is_legal(action):
+                    del self._pending[k]
+                    return action
             return None
         steps = self._plan.steps
         while self._cursor < len(steps):
@@ -135,10 +147,14 @@ class SearchPlayer(Player):
         return None
 
     def _complete(self, state: GameState, side: str) -> Hashable:
-        """The plan's posture picks the order, in a world drawn from the observation."""
+        """The plan's policy picks the order, in a world drawn from the observation."""
         posture = self._plan.posture if self._plan is not None else BALANCED
         search = MacroSearch(side, self.rng, [], self.config)
         world = search.world(state)
+        if self._plan is not None and self._plan.follow == "greedy":
+            for _, action in GreedyPolicy(self.rng).ranked(world):
+                if state.is_legal(action):
+                    return action
         actions = world.legal_actions()
         infos = world.describe_actions(actions, detail=posture.artillery)
         order = sorted(range(len(actions)), key=lambda i: (-action_score(infos[i], posture), i))

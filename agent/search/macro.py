@@ -4,9 +4,13 @@ A :class:`Plan` is the orders of one *scope* (``state.plan_scope(side)``: a CHQ 
 its chain to its ``end``, a MET side's part of a phase, a barrage round, ...) in order, each
 with its reason, plus the posture that completes it when the table turns out differently.
 Plans are recorded by playing a policy through the scope in a sampled world
-(:func:`record_plan`), and replayed in other worlds (:func:`play_plan`): each order is played
-if it is legal when its turn comes and skipped otherwise; when the orders run out before the
-scope ends, the posture finishes it. The enemy's decisions inside the scope (CHQ opportunity
+(:func:`record_plan`), and played in other worlds (:func:`play_plan`) *closed-loop*: the
+plan's forced orders (its smoke, its fire missions) are played as soon as each is legal, and
+every other decision is its policy's (its posture, or the greedy choice) in the position
+reached, so that a plan answers the dice instead of repeating orders made for other dice.
+Otherwise (``closed_loop=False``, and always for a greedy plan: the greedy choice looks ahead
+at every order, too slow for every decision of every simulation) the recorded orders are
+replayed, each if it is still legal, and the posture finishes the scope. The enemy's decisions inside the scope (CHQ opportunity
 fire) and everything outside it are played by the enemy's policy; chance nodes by a
 :class:`~agent.search.chance.ChanceResolver`.
 """
@@ -23,7 +27,7 @@ from ..players.base import PlannedAction
 from .chance import ChanceResolver
 from .policy import BALANCED, Posture, PosturePolicy
 
-__all__ = ["Plan", "OutOfTime", "Simulator"]
+__all__ = ["Plan", "OutOfTime", "Simulator", "plan_policy"]
 
 
 class OutOfTime(Exception):
@@ -39,6 +43,7 @@ class Plan:
     source: str
     posture: Posture = BALANCED
     forced: tuple[Hashable, ...] = field(default=(), compare=False)
+    follow: str = "posture"  # who decides what ``forced`` leaves open: "posture" or "greedy"
 
     @property
     def actions(self) -> tuple[Hashable, ...]:
@@ -51,6 +56,16 @@ class Plan:
 Chooser = Callable[[GameState], tuple[Hashable, str]]
 
 
+def plan_policy(plan: Plan, rng, check=None):
+    """The policy that makes ``plan``'s open decisions: its posture's, or the greedy choice
+    (drawing from ``rng``, calling ``check`` before each look ahead)."""
+    if plan.follow == "greedy":
+        from ..players.greedy import GreedyPolicy
+
+        return GreedyPolicy(rng, check=check)
+    return PosturePolicy(plan.posture)
+
+
 class Simulator:
     """Plays scopes in worlds for one search: chance, the enemy's replies, deadlines.
 
@@ -59,8 +74,9 @@ class Simulator:
     """
 
     def __init__(self, side: str, chance: ChanceResolver, enemy_policy: PosturePolicy, own_policy: PosturePolicy,
-                 deadline: float | None = None, max_steps: int = 4000):
+                 deadline: float | None = None, max_steps: int = 4000, closed_loop: bool = True):
         self.side = side
+        self.closed_loop = closed_loop
         self.chance = chance
         self.enemy_policy = enemy_policy
         self.own_policy = own_policy
@@ -133,7 +149,11 @@ class Simulator:
         return out
 
     def play_plan(self, state: GameState, owner: str, plan: Plan, *, stream: int | None = None, visit: int = 0) -> None:
-        """Replay ``plan`` in ``state`` (a world it may not have been made in)."""
+        """Play ``plan`` in ``state`` (a world it may not have been made in)."""
+        if self.closed_loop and plan.follow == "posture":
+            policy = plan_policy(plan, self.chance.rng, self.check)
+            self.play_scope(state, owner, policy.choose, forced=plan.forced, stream=stream, visit=visit)
+            return
         steps = list(plan.steps)
         cursor = [0]
         completion = PosturePolicy(plan.posture)
@@ -153,14 +173,15 @@ class Simulator:
         """Play ``policy`` (with ``forced`` orders) through ``owner``'s scope in a clone of ``world``
         and keep the orders as a plan."""
         steps: list[PlannedAction] = []
+        follow = getattr(policy, "follow", "posture")
         try:
             self.play_scope(world.clone(), owner, policy.choose, forced=forced, record=True, into=steps)
         except OutOfTime:
             if steps:  # what was planned before the deadline, finished by the posture when played
                 self.partials.append(Plan(tuple(steps), (label or policy.posture.reason) + " (cut short)", source,
-                                          policy.posture, tuple(forced)))
+                                          policy.posture, tuple(forced), follow))
             raise
-        return Plan(tuple(steps), label or policy.posture.reason, source, policy.posture, tuple(forced))
+        return Plan(tuple(steps), label or policy.posture.reason, source, policy.posture, tuple(forced), follow)
 
     def rollout(self, state: GameState, scopes: int) -> None:
         """Both sides play their default policies for ``scopes`` more scopes (or to the end)."""

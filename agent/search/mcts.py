@@ -62,6 +62,7 @@ class SearchConfig:
     weights: Weights = DEFAULT_WEIGHTS
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
     plan_share: float = 0.5  # of the budget the root's candidates may use
+    closed_loop: bool = True  # plans answer the dice (False: replay their recorded orders)
 
 
 @dataclass
@@ -107,7 +108,7 @@ class MacroSearch:
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)
         policy = PosturePolicy(BALANCED)
-        self.sim = Simulator(side, self.chance, policy, policy)
+        self.sim = Simulator(side, self.chance, policy, policy, closed_loop=config.closed_loop)
         self._enemy_source = MovementSource(config.enemy_postures)
         self._serial = 0
 

@@ -15,7 +15,7 @@ import agent.fires as F
 from agent.fires.barrage import build_barrage, make_barrage_plan, solve_barrage_cpsat, solve_barrage_exhaustive
 from agent.fires.verify import realised_effect
 from engine.rulesets.chq.actions import D3, Barrage
-from engine.scenario import parse_scenario
+from engine.scenario import load_scenario, parse_scenario
 
 from tests.engine.chq.helpers import with_settings
 
@@ -192,3 +192,17 @@ def test_chq_25_barrage_planner_with_no_time_left_plays_the_greedy_plan():
     assert sorted(a.battery for a in plan.actions()) == ["gb-bty-1", "gb-bty-2", "gb-bty-3"]
     for action in plan.actions():
         state.apply_action(action)
+
+
+def test_chq_25_barrage_screens_stop_at_the_deadline_and_the_fire_columns_do_not():
+    """Valuing the last round's screens (the enemy's threat along every line, with and without
+    each screen) is an extra the deadline may cut; the fire columns are always built whole."""
+    from agent.budget import Deadline
+
+    state = load_scenario(MAP.parent / "chq_saint_aubin.json").new_game(seed=0)  # its barrage may lay smoke
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance())
+    whole = build_barrage(state, "us")
+    cut = build_barrage(state, "us", deadline=Deadline.after(0.0))
+    assert whole.smoke and not cut.smoke
+    assert [(c.blind, c.kinds, c.value) for c in cut.columns] == [(c.blind, c.kinds, c.value) for c in whole.columns]

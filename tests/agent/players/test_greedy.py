@@ -85,3 +85,16 @@ def test_greedy_reads_only_its_observation():
     assert world.observation("gb") == state.observation("gb")
     assert evaluate(world, "gb") == evaluate(GreedyPlayer(seed=5)._world(state, "gb"), "gb")
     assert np.isfinite(evaluate(world, "gb"))
+
+
+
+def test_a_search_deadline_reaches_inside_a_greedy_look_ahead():
+    """The search's clock is read at every chance node of a look-ahead, not only between
+    actions, so one deep expectation cannot run past a decision's budget."""
+    from agent.players.greedy import GreedyPolicy
+
+    state = _fire_decision()
+    calls = []
+    policy = GreedyPolicy(np.random.default_rng(0), check=lambda: calls.append(1))
+    looked_at = len(policy.ranked(state))
+    assert len(calls) >= 2 * looked_at  # before each action and again at each node of its expectation

@@ -163,3 +163,35 @@ def test_with_no_time_at_all_the_ai_still_plays_a_legal_order(name):
     assert state.is_legal(action)
     steps = player.plan(state)
     assert state.is_legal(steps[0].action)
+
+
+def _simulator(side, seed, closed_loop=True):
+    from agent.search.chance import ChanceResolver
+    from agent.search.macro import Simulator
+    from agent.search.policy import BALANCED, PosturePolicy
+
+    policy = PosturePolicy(BALANCED)
+    return Simulator(side, ChanceResolver(np.random.default_rng(seed)), policy, policy, closed_loop=closed_loop)
+
+
+@pytest.mark.parametrize("name,skip", [("chq_smoke_advance", 2), ("chq_smoke_advance", 3), ("met_le_mesnil", 5)])
+def test_a_closed_loop_plan_answers_the_dice(name, skip):
+    """Played in a world whose dice differ from the recording's, a posture plan makes every
+    decision as its posture would in the position reached: the same game as the posture itself.
+    (On the CHQ positions replaying the recorded orders gives another game.)"""
+    from agent.search.policy import POSTURES, PosturePolicy
+
+    state = _decision(MAPS / f"{name}.json", skip=skip)
+    side = state.current_player()
+    advance = PosturePolicy(POSTURES["advance"])
+    plan = _simulator(side, 1).record_plan(state, side, advance, label="advance")
+    played, reference = state.clone(), state.clone()
+    _simulator(side, 99).play_plan(played, side, plan)
+    _simulator(side, 99).play_scope(reference, side, advance.choose)
+    seen = lambda world: [repr(world.observation(s)) for s in sorted({side, *world.returns()})]  # noqa: E731
+    assert seen(played) == seen(reference) != seen(state)
+    if name.startswith("chq"):
+        replayed = state.clone()
+        _simulator(side, 99, closed_loop=False).play_plan(replayed, side, plan)
+        assert seen(replayed) != seen(reference)
+

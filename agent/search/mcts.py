@@ -12,7 +12,12 @@ Each simulation:
    common random numbers*: in round ``r`` every surviving plan is simulated once with the
    same world and the same dice stream, and after rounds 2, 4, 8, ... the worse half is
    dropped, so that a budget of a few dozen simulations goes to the plans that matter and
-   their differences are not drowned by dice. Deeper nodes (the enemy's reply, then ours)
+   their differences are not drowned by dice. The greedy plan is the *anchor*: it is never
+   dropped, and the search plays another plan only when that plan beats it in a paired test
+   over the rounds both were simulated in (same worlds, same dice), by ``anchor_z`` standard
+   errors of the mean difference and by at least ``anchor_margin``. Few simulations cannot
+   tell plans apart by small margins; the greedy choice is exact one step ahead, so noise
+   alone must not pull the AI below it. Deeper nodes (the enemy's reply, then ours)
    are expanded, with their owner's candidates made in the world that reaches them, once
    their edge has ``expand_after`` visits, and chosen by UCB1 on the owner's mean value.
    Chance nodes are stratified where small and sampled where large
@@ -63,6 +68,9 @@ class SearchConfig:
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
     plan_share: float = 0.5  # of the budget the root's candidates may use
     closed_loop: bool = True  # plans answer the dice (False: replay their recorded orders)
+    anchor: str | None = "greedy"  # the source of the plan others must beat in a paired test (None: none)
+    anchor_z: float = 1.0
+    anchor_margin: float = 0.01
 
 
 @dataclass
@@ -71,6 +79,7 @@ class PlanStats:
     visits: int = 0
     total: float = 0.0
     child: "Node | None" = None
+    by_round: dict[int, float] = field(default_factory=dict)  # the root's values per round (paired tests)
 
     @property
     def mean(self) -> float:
@@ -150,16 +159,17 @@ class MacroSearch:
         root.expanded = True
         if not root.edges:
             return SearchResult(None, 0.0, 0, time.perf_counter() - start, ())
+        anchor = next((e for e in root.edges if e.plan.source == self.config.anchor), None)
         base = int(self.rng.integers(2**62))
         done = 0
-        survivors = list(root.edges)
+        survivors = [e for e in root.edges if e is not anchor]  # the anchor rides along every round
         rounds = 0
         try:
             while iterations is None or done < iterations:
                 if seconds is None and iterations is None:
                     break
                 if self.config.halving:
-                    for edge in list(survivors):
+                    for edge in ([anchor] if anchor is not None else []) + survivors:
                         if iterations is not None and done >= iterations:
                             break
                         self._iterate(state, root, base, rounds, forced=edge)
@@ -173,16 +183,29 @@ class MacroSearch:
                     done += 1
         except OutOfTime:
             pass
-        pool = survivors if self.config.halving else root.edges
+        pool = (survivors or [anchor]) if self.config.halving else root.edges
         visited = [e for e in pool if e.visits] or pool
         if self.config.halving:
-            top = max(e.visits for e in visited)
-            best = max((e for e in visited if e.visits == top), key=lambda e: e.mean)
+            contenders = visited
+            top = max(e.visits for e in contenders)
+            best = max((e for e in contenders if e.visits == top), key=lambda e: e.mean)
+            if anchor is not None and anchor.visits and best is not anchor and not self._beats(best, anchor):
+                best = anchor
         else:
             best = max(visited, key=lambda e: (e.visits, e.mean))
         elapsed = time.perf_counter() - start
         table = tuple((e.plan, e.visits, e.mean) for e in root.edges)
         return SearchResult(best.plan, best.mean, done, elapsed, table)
+
+    def _beats(self, challenger: PlanStats, anchor: PlanStats) -> bool:
+        """Whether ``challenger`` is better than ``anchor`` in the paired test over their shared rounds."""
+        shared = sorted(set(challenger.by_round) & set(anchor.by_round))
+        if len(shared) < 2:
+            return False
+        differences = np.array([challenger.by_round[r] - anchor.by_round[r] for r in shared])
+        mean = float(differences.mean())
+        error = float(differences.std(ddof=1)) / math.sqrt(len(shared))
+        return mean > self.config.anchor_margin and mean > self.config.anchor_z * error
 
     def _select(self, node: Node) -> PlanStats:
         for edge in node.edges:
@@ -230,6 +253,8 @@ class MacroSearch:
         value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights), self.config.enumerate_limit)
         for n, edge in path:
             signed = value if n.owner == side else -value
+            if n is root:
+                edge.by_round[round_] = signed
             edge.visits += 1
             edge.total += signed
             n.visits += 1

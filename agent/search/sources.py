@@ -301,10 +301,10 @@ class PlannerBarrageSource:
 
 
 def default_sources() -> list[PlanSource]:
-    """The balanced posture's plan (cheap, so there is always one), fire plans, smoke plans, the
-    barrage planner, the greedy plan, the other movement options and the fire planner's plan: in
-    that order, as far as the time for candidates allows."""
-    return [MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(), GreedySource(),
+    """The greedy plan (the search's anchor), the balanced posture's plan, fire plans, smoke
+    plans, the barrage planner, the other movement options and the fire planner's plan: in that
+    order, as far as the time for candidates allows."""
+    return [GreedySource(), MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(),
             MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]
 
 

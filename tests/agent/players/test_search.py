@@ -195,3 +195,22 @@ def test_a_closed_loop_plan_answers_the_dice(name, skip):
         _simulator(side, 99, closed_loop=False).play_plan(replayed, side, plan)
         assert seen(replayed) != seen(reference)
 
+
+
+def test_the_anchor_gives_way_only_to_a_plan_that_beats_it_round_by_round():
+    """Paired test over the rounds both plans were simulated in (same worlds, same dice): a
+    steady small gain wins, the same mean made of one lucky round does not, nor does one round."""
+    from agent.search.macro import Plan
+    from agent.search.mcts import PlanStats
+
+    search = MacroSearch("us", np.random.default_rng(0), sources=[], config=SearchConfig(anchor_z=1.0, anchor_margin=0.01))
+    plan = Plan((), "p", "movement")
+
+    def stats(values):
+        return PlanStats(plan, visits=len(values), total=sum(values), by_round=dict(enumerate(values)))
+
+    anchor = stats([0.10, -0.20, 0.30, 0.00])
+    assert search._beats(stats([0.15, -0.15, 0.35, 0.05]), anchor)  # +0.05 every round
+    assert not search._beats(stats([0.90, -0.40, 0.10, -0.20]), anchor)  # +0.05 on average, all of it one lucky round
+    assert not search._beats(stats([0.15]), anchor)  # one shared round says nothing
+    assert not search._beats(stats([0.105, -0.195, 0.305, 0.005]), anchor)  # steady, but under the margin

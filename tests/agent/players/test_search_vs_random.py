@@ -23,7 +23,7 @@ def test_ai_beats_random():
         scenario = load_scenario(MAPS / f"{name}.json")
         sides = [s.id for s in scenario.sides]
         for k in (0, 1):
-            ai = SearchPlayer(seed=2, iterations=4, time_per_decision=None)
+            ai = SearchPlayer(seed=2, iterations=12, time_per_decision=None)
             players = {sides[k]: ai, sides[1 - k]: RandomPlayer(52)}
             record = play_game(scenario.new_game(seed=2), players)
             results[(name, sides[k])] = record.returns[sides[k]]

@@ -186,9 +186,8 @@ class MacroSearch:
         pool = (survivors or [anchor]) if self.config.halving else root.edges
         visited = [e for e in pool if e.visits] or pool
         if self.config.halving:
-            contenders = visited
-            top = max(e.visits for e in contenders)
-            best = max((e for e in contenders if e.visits == top), key=lambda e: e.mean)
+            top = max(e.visits for e in visited)
+            best = max((e for e in visited if e.visits == top), key=lambda e: e.mean)
             if anchor is not None and anchor.visits and best is not anchor and not self._beats(best, anchor):
                 best = anchor
         else:

@@ -79,6 +79,14 @@ class GreedyPolicy:
         self.last = [(candidates[-s[2]], s[0]) for s in scored]
         return [(value, candidates[-neg]) for value, _, neg in sorted(scored, reverse=True)]
 
+    def best_legal(self, world: GameState, state: GameState) -> tuple[Hashable, float] | None:
+        """(action, value) of the best action ranked in ``world`` that is legal in ``state`` (the
+        true game the world was drawn from); None when none is."""
+        for value, action in self.ranked(world):
+            if state.is_legal(action):
+                return action, value
+        return None
+
     def choose(self, world: GameState) -> tuple[Hashable, str]:
         actions = world.legal_actions()
         if len(actions) == 1:
@@ -159,10 +167,7 @@ class GreedyPlayer(Player):
         if len(actions) == 1:
             return actions[0], 0.0
         world = self._world(state, side)
-        for value, action in self.policy.ranked(world):
-            if state.is_legal(action):
-                return action, value
-        return actions[-1], 0.0
+        return self.policy.best_legal(world, state) or (actions[-1], 0.0)
 
     def _expected(self, state: GameState, side: str, branches: int) -> float:
         return self.policy.expected(state, side, branches)

@@ -152,9 +152,9 @@ class SearchPlayer(Player):
         search = MacroSearch(side, self.rng, [], self.config)
         world = search.world(state)
         if self._plan is not None and self._plan.follow == "greedy":
-            for _, action in GreedyPolicy(self.rng).ranked(world):
-                if state.is_legal(action):
-                    return action
+            best = GreedyPolicy(self.rng).best_legal(world, state)
+            if best is not None:
+                return best[0]
         actions = world.legal_actions()
         infos = world.describe_actions(actions, detail=posture.artillery)
         order = sorted(range(len(actions)), key=lambda i: (-action_score(infos[i], posture), i))

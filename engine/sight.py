@@ -11,8 +11,8 @@ Why a custom kernel
 -------------------
 A per-pair shapely loop does a few thousand to 20k lines per second, and an STRtree query on long
 lines is only 2-4 times faster, because a long diagonal line's bounding box covers half the table
-(DESIGN.md). The default ``method="sweep"`` works per observer, in angle, and never loops over
-pairs in Python:
+(DESIGN.md). ``method="sweep"`` (the default, ``"auto"``, on all but small questions) works per
+observer, in angle, and never loops over pairs in Python:
 
 1. Cut every polygon into convex parts (:func:`engine.geometry.convex_parts`), grouped by vertex
    count so that rectangles are not padded to the size of the largest piece of wood.
@@ -80,7 +80,7 @@ __all__ = [
     "sight_matrix",
 ]
 
-METHODS = ("sweep", "strtree")
+METHODS = ("auto", "sweep", "dense", "strtree")
 
 _TWO_PI = 2.0 * math.pi
 _KEY_STRIDE = 14.0  # > 4 pi: observer o's (doubled) target angles live in keys [14 o, 14 o + 4 pi)
@@ -92,6 +92,7 @@ _CHUNK_ELEMENTS = 1 << 21  # observers go in chunks of at most this many (observ
 _CHUNK_LINES = 1 << 18  # ... and of at most this many sight lines, to bound memory
 _CHUNK_OBSERVERS = 4096  # ... and of at most this many observers, so keys 14 * o + angle stay precise
 _DENSE_DEDUPE_LIMIT = 1 << 26  # rows of multi-part polygons are deduplicated with flags up to this
+_DENSE_ELEMENTS = 1 << 15  # "auto" tests every line against every part up to this many (line, part, vertex)
 _CONE, _INSIDE, _NEAR = 0, 1, 2  # how an observer stands to a part
 
 
@@ -629,6 +630,61 @@ def _crossings_sweep(obs: np.ndarray, tgt: np.ndarray, geoms: np.ndarray):
     return tuple(np.concatenate(column) for column in zip(*final))
 
 
+@functools.lru_cache(maxsize=4096)
+def _padded_parts(polygon: Polygon | MultiPolygon) -> np.ndarray:
+    """A polygon's convex parts as one read-only ``(p, _MAX_VERTICES, 2)`` array, counter-clockwise,
+    each padded by repeating its last vertex (the same parts and padding as :func:`_decompose`)."""
+    pieces = _cached_convex_parts(polygon)
+    padded = np.empty((len(pieces), _MAX_VERTICES, 2))
+    for i, piece in enumerate(pieces):
+        ring = shapely.get_coordinates(piece.exterior)[:-1]
+        padded[i, : len(ring)] = ring
+        padded[i, len(ring) :] = ring[-1]
+    return _frozen(padded)
+
+
+def _crossings_dense(obs: np.ndarray, tgt: np.ndarray, geoms: np.ndarray, pieces: list[np.ndarray] | None = None):
+    """Every line against every part with the separating-axis test of :func:`_segments_meet_parts`.
+
+    On the small questions a game asks (a few units against a few dozen sample points), the
+    sweep's fixed cost of some hundred array calls dominates; this path makes a dozen, and the
+    parts of each polygon are cut once per polygon, not once per call.
+    """
+    empty = np.zeros(0, dtype=np.intp)
+    if geoms.size == 0 or obs.shape[0] == 0 or tgt.shape[0] == 0:
+        return empty, empty, empty
+    if pieces is None:
+        pieces = [_padded_parts(g) for g in geoms]
+    vertices = np.concatenate(pieces) if len(pieces) > 1 else pieces[0]  # (P, W, 2)
+    edges = np.roll(vertices, -1, axis=1) - vertices  # zero on padding
+    vx, vy, ex, ey = vertices[..., 0], vertices[..., 1], edges[..., 0], edges[..., 1]
+
+    def outside(points):  # (len(points), P) bit masks: strictly outside edge i's line
+        px, py = points[:, 0, None, None], points[:, 1, None, None]
+        return np.packbits(ex * (py - vy) - ey * (px - vx) < 0.0, axis=2, bitorder="little")[..., 0]
+
+    separated = (outside(obs)[:, None, :] & outside(tgt)[None, :, :]) != 0  # (n, m, P)
+    ax, ay = obs[:, None, None, None, 0], obs[:, None, None, None, 1]
+    bx, by = tgt[None, :, None, None, 0], tgt[None, :, None, None, 1]
+    side = (bx - ax) * (vy - ay) - (by - ay) * (vx - ax)  # (n, m, P, W)
+    separated |= (side > 0.0).all(axis=3) | (side < 0.0).all(axis=3)
+    hit = ~separated
+    counts = np.fromiter((len(p) for p in pieces), dtype=np.intp, count=len(pieces))
+    if counts.max() > 1:  # a line through several parts of one polygon is one crossing of it
+        hit = np.logical_or.reduceat(hit, np.cumsum(counts) - counts, axis=2)
+    return np.nonzero(hit)
+
+
+def _dense_parts(obs: np.ndarray, tgt: np.ndarray, geoms: np.ndarray) -> list[np.ndarray] | None:
+    """The polygons' padded parts when the dense test beats the sweep (up to ~2^15 line-part-vertex
+    elements), else None."""
+    lines = obs.shape[0] * tgt.shape[0] * _MAX_VERTICES
+    if lines * geoms.size > _DENSE_ELEMENTS:  # every polygon has at least one part
+        return None
+    pieces = [_padded_parts(g) for g in geoms]
+    return pieces if lines * sum(len(p) for p in pieces) <= _DENSE_ELEMENTS else None
+
+
 def _crossings_strtree(obs: np.ndarray, tgt: np.ndarray, geoms: np.ndarray):
     n, m = obs.shape[0], tgt.shape[0]
     if geoms.size == 0 or n == 0 or m == 0:
@@ -643,7 +699,7 @@ def _crossings_strtree(obs: np.ndarray, tgt: np.ndarray, geoms: np.ndarray):
     return line // m, line % m, polygon
 
 
-def crossings(observers, targets, polygons: Sequence[Polygon], *, method: str = "sweep") -> Crossings:
+def crossings(observers, targets, polygons: Sequence[Polygon], *, method: str = "auto") -> Crossings:
     """Every (observer, target, polygon) whose closed sight segment meets the closed polygon.
 
     Parameters
@@ -654,9 +710,13 @@ def crossings(observers, targets, polygons: Sequence[Polygon], *, method: str = 
     polygons : sequence of shapely Polygon or MultiPolygon
         Anything that may lie across a line: terrain, screens, candidate screens. Convex or not,
         with or without holes.
-    method : {"sweep", "strtree"}
-        ``"sweep"`` (default) is the fast angular sweep described in the module docstring;
-        ``"strtree"`` is shapely's vectorised STRtree query, exact but slower, kept as a check.
+    method : {"auto", "sweep", "dense", "strtree"}
+        ``"sweep"`` is the fast angular sweep described in the module docstring; ``"dense"``
+        tests every line against every convex part with the same exact test, which is faster on
+        the small questions of a game (a few units, a few dozen sample points); ``"auto"``
+        (default) takes ``"dense"`` up to about 33,000 (line, convex part, vertex) and the
+        sweep above. ``"strtree"`` is shapely's vectorised STRtree query, exact but slower, kept as a
+        check.
 
     Returns
     -------
@@ -668,7 +728,10 @@ def crossings(observers, targets, polygons: Sequence[Polygon], *, method: str = 
     obs = _points(observers, "observers")
     tgt = _points(targets, "targets")
     geoms = _polygons(polygons, "polygons")
-    if method == "sweep":
+    pieces = _dense_parts(obs, tgt, geoms) if method == "auto" else None
+    if method == "dense" or pieces is not None:
+        observer, target, polygon = _crossings_dense(obs, tgt, geoms, pieces)
+    elif method in ("auto", "sweep"):
         observer, target, polygon = _crossings_sweep(obs, tgt, geoms)
     else:
         observer, target, polygon = _crossings_strtree(obs, tgt, geoms)
@@ -693,7 +756,7 @@ def sight_matrix(
     terrain: Sequence[Polygon] = (),
     screens: Sequence[Screen] = (),
     *,
-    method: str = "sweep",
+    method: str = "auto",
 ) -> SightMatrix:
     """Sight from each observer point to each target point through terrain and smoke.
 
@@ -731,7 +794,7 @@ def footprint_sight(
     *,
     per_edge: int = 2,
     threshold: float = 0.5,
-    method: str = "sweep",
+    method: str = "auto",
 ) -> FootprintSight:
     """Sight from observer points to target bases: CHQ-30 "at least half the base visible".
 

@@ -1,4 +1,4 @@
-"""Line of sight in bulk: the sweep must agree exactly with shapely, pair by pair."""
+"""Line of sight in bulk: the sweep and the dense test must agree exactly with shapely, pair by pair."""
 
 from __future__ import annotations
 
@@ -39,11 +39,10 @@ def rows(found) -> set[tuple[int, int, int]]:
 
 
 def assert_all_methods_agree(observers, targets, polygons):
-    sweep = rows(crossings(observers, targets, polygons))
-    tree = rows(crossings(observers, targets, polygons, method="strtree"))
     expected = loop_reference(observers, targets, polygons)
-    assert tree == expected
-    assert sweep == expected, f"missing {sorted(expected - sweep)[:5]}, extra {sorted(sweep - expected)[:5]}"
+    for method in sight_module.METHODS:
+        found = rows(crossings(observers, targets, polygons, method=method))
+        assert found == expected, f"{method}: missing {sorted(expected - found)[:5]}, extra {sorted(found - expected)[:5]}"
 
 
 # -- random instances ------------------------------------------------------------------------------
@@ -141,11 +140,23 @@ def test_sweep_matches_strtree_on_larger_tables(seed):
     )
 
 
+@pytest.mark.parametrize(("n_obs", "n_tgt", "n_poly", "chosen"), [(4, 36, 9, "dense"), (30, 200, 12, "sweep")])
+def test_auto_takes_the_dense_test_on_small_questions_and_the_sweep_on_large(monkeypatch, n_obs, n_tgt, n_poly, chosen):
+    observers, targets, polygons = float_instance(5, n_obs, n_tgt, n_poly)
+    called = []
+    for name in ("_crossings_dense", "_crossings_sweep"):
+        real = getattr(sight_module, name)
+        monkeypatch.setattr(sight_module, name, lambda *a, _real=real, _name=name: called.append(_name) or _real(*a))
+    found = rows(crossings(observers, targets, polygons))
+    assert called == [f"_crossings_{chosen}"]
+    assert found == rows(crossings(observers, targets, polygons, method="strtree"))
+
+
 def test_sweep_is_the_same_in_small_chunks(monkeypatch):
     observers, targets, polygons = float_instance(7, 40, 30, 20)
-    whole = rows(crossings(observers, targets, polygons))
+    whole = rows(crossings(observers, targets, polygons, method="sweep"))
     monkeypatch.setattr(sight_module, "_CHUNK_LINES", 64)
-    assert rows(crossings(observers, targets, polygons)) == whole
+    assert rows(crossings(observers, targets, polygons, method="sweep")) == whole
 
 
 def test_sweep_when_observers_are_the_targets():

@@ -74,7 +74,7 @@ def play_one(run: StressRun, index: int, limit: int) -> dict:
             last_turn = before.clock
         if before.is_chance_node():
             return
-        kind = before.describe_actions([action], detail=False)[0]["kind"]
+        kind = before.action_kind(action)
         if kind == "smoke":
             smoke[mover] += 1
         if kind in _MISSION_KINDS:

@@ -278,6 +278,13 @@ class ChqState(GameState):
 
         return describe_actions(self, actions, detail)
 
+    def action_kind(self, action) -> str:
+        """The kind of a legal action (move, fire, smoke, artillery, ...), as ``describe_actions``
+        names it, without computing its values."""
+        from .search_hooks import action_kind
+
+        return action_kind(self, action)
+
     def observation(self, side: str):
         from .observation import observe
 

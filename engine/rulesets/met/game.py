@@ -462,6 +462,13 @@ class MetState(GameState):
 
         return describe_actions(self, actions, detail)
 
+    def action_kind(self, action) -> str:
+        """The kind of a legal action (move, fire, smoke, artillery, ...), as ``describe_actions``
+        names it, without computing its values."""
+        from .search_hooks import action_kind
+
+        return action_kind(self, action)
+
     def point_difference(self) -> dict[str, float]:
         """Morale point difference per side, scaled by both sides' starting points (for analysis)."""
         a, b = self.table.sides

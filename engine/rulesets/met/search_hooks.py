@@ -317,6 +317,17 @@ class _Describer:
         return out
 
 
+#: Kinds known from the action's type alone; describing these would cost an exact fire
+#: distribution or a cover lookup.
+_KIND_BY_TYPE = {Move: "move", Fire: "fire"}
+
+
+def action_kind(state, action) -> str:
+    """The ``kind`` :func:`describe_actions` gives ``action``, without its values (cheap)."""
+    kind = _KIND_BY_TYPE.get(type(action))
+    return kind if kind is not None else _Describer(state, False).describe(action)["kind"]
+
+
 def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     """What each of ``actions`` (legal now) does, as a plain dict for planners and search.
 

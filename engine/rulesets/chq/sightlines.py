@@ -84,7 +84,35 @@ def viewpoint(facts: GameFacts, point, base: Polygon | None = None) -> Viewpoint
     return Viewpoint((float(point[0]), float(point[1])), base, facts.height_at(point), hills, hedges, woods, samples)
 
 
-def _feature_masks(facts: GameFacts, views, attribute: str, ids: dict[str, int]) -> np.ndarray:
+@dataclass(frozen=True, slots=True, eq=False)
+class _Terrain:
+    """The sight features as arrays, built once per game's facts: per polygon its kind, its height
+    and the index of the feature it belongs to (a feature may be cut into several polygons)."""
+
+    polygons: tuple[Polygon, ...]
+    kinds: np.ndarray
+    heights: np.ndarray
+    feature: np.ndarray
+    ids: dict[str, int]
+
+
+def _terrain(facts: GameFacts) -> _Terrain:
+    cached = facts.memo.get("sight-terrain")
+    if cached is None:
+        features = facts.sight_features
+        ids = {fid: i for i, fid in enumerate(dict.fromkeys(f.id for f in features))}
+        cached = _Terrain(
+            tuple(f.polygon for f in features),
+            np.array([f.kind for f in features], dtype=np.int8),
+            np.array([f.height for f in features], dtype=float),
+            np.array([ids[f.id] for f in features], dtype=np.intp),
+            ids,
+        )
+        facts.memo["sight-terrain"] = cached
+    return cached
+
+
+def _feature_masks(views, attribute: str, ids: dict[str, int]) -> np.ndarray:
     mask = np.zeros((len(views), max(1, len(ids))), dtype=bool)
     for i, view in enumerate(views):
         for fid in getattr(view, attribute):
@@ -127,28 +155,25 @@ def compute_sight(
     sample_xy = np.vstack(samples)
     obs_xy = np.array([o.point for o in observers], dtype=float)
 
-    features = facts.sight_features
-    n_terrain, n_block = len(features), len(blockers)
-    polygons = [f.polygon for f in features] + [b.polygon for b in blockers] + list(screens)
+    static = _terrain(facts)
+    n_terrain, n_block = len(static.polygons), len(blockers)
+    polygons = [*static.polygons, *(b.polygon for b in blockers), *screens]
     found = crossings(obs_xy, sample_xy, polygons)
     o, t_sample, k = found.observer, found.target, found.polygon
     t = t_sample // s
     blocked_row = np.zeros(k.shape[0], dtype=bool)
 
     if n_terrain:
-        kinds = np.array([f.kind for f in features], dtype=np.int8)
-        heights = np.array([f.height for f in features], dtype=float)
-        ids = {fid: i for i, fid in enumerate(dict.fromkeys(f.id for f in features))}
-        fid = np.array([ids[f.id] for f in features], dtype=np.intp)
+        kinds, heights, fid, ids = static.kinds, static.heights, static.feature, static.ids
         terrain = k < n_terrain
         kk = np.where(terrain, k, 0)
         kind = np.where(terrain, kinds[kk], -1)
         h_obs = np.array([v.height for v in observers])[o]
         h_tgt = np.array([v.height for v in targets])[t]
-        obs_hill = _feature_masks(facts, observers, "hills", ids)
-        tgt_hill = _feature_masks(facts, targets, "hills", ids)
-        obs_hedge = _feature_masks(facts, observers, "hedges", ids)
-        tgt_hedge = _feature_masks(facts, targets, "hedges", ids)
+        obs_hill = _feature_masks(observers, "hills", ids)
+        tgt_hill = _feature_masks(targets, "hills", ids)
+        obs_hedge = _feature_masks(observers, "hedges", ids)
+        tgt_hedge = _feature_masks(targets, "hedges", ids)
         f = fid[kk]
         on_hill = obs_hill[o, f] | tgt_hill[t, f] | (heights[kk] < np.maximum(h_obs, h_tgt))
         touching = obs_hedge[o, f] | tgt_hedge[t, f]

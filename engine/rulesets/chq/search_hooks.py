@@ -18,6 +18,8 @@ import math
 import numpy as np
 import shapely
 
+from engine.rulesets.objectives import match_objectives
+
 from . import artillery as art
 from .actions import (
     Adjust,
@@ -265,7 +267,7 @@ class _Describer:
         self.side = mover if mover in self.facts.side_ids else None
         self.enemy = None if self.side is None else self.facts.other(self.side)
         self._enemy_at = None
-        self._goal = None
+        self._goal = None  # piece -> the objective it makes for (match_objectives)
 
     # ---------------------------------------------------------------- geometry helpers
     def enemy_at(self) -> dict:
@@ -278,13 +280,24 @@ class _Describer:
                     self._enemy_at[(round(pos[0], 3), round(pos[1], 3))] = uid
         return self._enemy_at
 
-    def goal(self, start):
-        """Where an advance heads: the nearest objective the side does not hold, else the nearest."""
+    def goal(self, start, piece: str | None = None):
+        """Where an advance heads: the objective ``piece`` is matched to (nearest pairs first, one
+        piece per objective: :func:`~engine.rulesets.objectives.match_objectives`,
+        so that pieces spread over the objectives instead of all making for one), else the
+        nearest objective the side does not hold, else the nearest."""
         objectives = list(self.facts.objectives)
         if not objectives:
             enemies = list(self.enemy_at())
             return min(enemies, key=lambda p: _distance(p, start)) if enemies else None
         free = [o for o in objectives if self.state.holders.get(o.id) != self.side] or objectives
+        if self._goal is None:
+            state, facts = self.state, self.facts
+            pieces = [(u, state.units[u].pos) for u in state.revealed_units(self.side) if not facts.units[u].battery]
+            pieces += [(b, state.blinds[b].pos) for b in state.live_blinds(self.side)]
+            self._goal = match_objectives(pieces, [(o.id, o.position) for o in free])
+        matched = self._goal.get(piece)
+        if matched is not None:
+            return tuple(next(o.position for o in free if o.id == matched))
         return tuple(min(free, key=lambda o: _distance(o.position, start)).position)
 
     def cover(self, uid, pos) -> int:
@@ -356,7 +369,7 @@ class _Describer:
         if length > reach:
             dx, dy = dx * reach / length, dy * reach / length
         end = facts.clip((start[0] + dx, start[1] + dy))
-        goal = self.goal(start)
+        goal = self.goal(start, lead)
         advance = 0.0 if goal is None else (_distance(start, goal) - _distance(end, goal)) / single
         ex, ey = facts.edge_vector(self.side)
         withdraw = (dx * ex + dy * ey) / single

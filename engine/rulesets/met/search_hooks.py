@@ -14,6 +14,8 @@ import math
 
 import numpy as np
 
+from engine.rulesets.objectives import match_objectives
+
 from .actions import DirectSmoke, Discharge, End, Fire, Grenade, Hold, Launch, Mission, Move, Reload, Thrower
 from .deviation import deviation_distribution
 from .elements import Element
@@ -206,18 +208,29 @@ class _Describer:
         self.side = mover if mover in state.table.sides else state.side_to_act
         self.enemy = state.table.other(self.side)
         self._located = None
+        self._goal = None  # element -> the objective it makes for
 
     def located(self):
         if self._located is None:
             self._located = [e for e in self.state._located(self.side)]
         return self._located
 
-    def goal(self, start):
+    def goal(self, start, element: str | None = None):
+        """Where an advance heads: the objective ``element`` is matched to (nearest pairs first,
+        one element per objective: :func:`~engine.rulesets.objectives.match_objectives`),
+        so that elements spread over the objectives; else the nearest objective the side does
+        not hold; else the nearest."""
         objectives = list(self.state.scenario.objectives)
         if not objectives:
             enemies = [e.position for e in self.located()]
             return min(enemies, key=lambda p: math.dist(p, start)) if enemies else None
         free = [o for o in objectives if self.state.holders.get(o.id) != self.side] or objectives
+        if self._goal is None:
+            own = [(e.id, e.position) for e in self.state.elements.values() if e.side == self.side and e.on_table and e.alive]
+            self._goal = match_objectives(own, [(o.id, o.position) for o in free])
+        matched = self._goal.get(element)
+        if matched is not None:
+            return tuple(next(o.position for o in free if o.id == matched))
         return tuple(min(free, key=lambda o: math.dist(o.position, start)).position)
 
     def describe(self, action) -> dict:
@@ -252,7 +265,7 @@ class _Describer:
         e = state.elements[action.element]
         start, end = e.position, action.point
         single = max(1.0, e.move_allowance)
-        goal = self.goal(start)
+        goal = self.goal(start, e.id)
         advance = 0.0 if goal is None else (math.dist(start, goal) - math.dist(end, goal)) / single
         dx, dy = {"south": (0, -1), "north": (0, 1), "west": (-1, 0), "east": (1, 0)}[state.table.own_edge[self.side]]
         withdraw = ((end[0] - start[0]) * dx + (end[1] - start[1]) * dy) / single

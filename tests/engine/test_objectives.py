@@ -1,4 +1,5 @@
-"""Advances spread over the objectives: ``match_objectives`` and the rulesets' move descriptions."""
+"""Advancing on the objectives: pieces spread over them (``match_objectives``, the rulesets' move
+descriptions), and the pressure feature rewards closing in while there is time to arrive."""
 
 from __future__ import annotations
 
@@ -68,3 +69,32 @@ def test_met_attackers_split_between_the_farm_and_the_crest():
     assert describer.goal(elements["de-panther-1"].position, "de-panther-1") == farm
     assert describer.goal(elements["de-pz-1"].position, "de-pz-1") == crest
     assert describer.goal(elements["de-gren-1"].position, "de-gren-1") == farm
+
+
+def _advanced(state, element: str, distance: float, towards):
+    """A copy of a MET ``state`` with ``element`` moved ``distance`` straight towards a point."""
+    copy = state.clone()
+    moved = copy.elements[element]
+    x, y = moved.position
+    d = math.dist((x, y), towards)
+    moved.position = (x + (towards[0] - x) * distance / d, y + (towards[1] - y) * distance / d)
+    return copy
+
+
+def _at_last_period(state):
+    copy = state.clone()
+    copy.period = copy.periods
+    return copy
+
+
+def test_met_pressure_rewards_an_advance_far_out_early_more_than_late():
+    """Closeness decays over one typical move (the median, 100 m) times the periods left: a Sherman
+    815 m from the farm's edge gains by advancing 150 m in the first of ten periods (it can still
+    arrive: 3 points x (exp(-665/1000) - exp(-815/1000)) = 0.21 from the farm alone), and next to
+    nothing in the last one."""
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=0)
+    farm = (725.0, 995.0)
+    early = _advanced(state, "gb-sherman-3", 150.0, farm).features("gb")["pressure"] - state.features("gb")["pressure"]
+    last = _at_last_period(state)
+    late = _advanced(last, "gb-sherman-3", 150.0, farm).features("gb")["pressure"] - last.features("gb")["pressure"]
+    assert early > 0.2 and 0.0 < late < 0.02

@@ -157,7 +157,9 @@ def features(state, side: str) -> dict[str, float]:
     ``morale``: own minus enemy Morale Points now. ``objectives``: what the objectives
     would move if the turn ended now (CHQ-29). ``pressure``: soft control of each
     objective, its points times (own minus enemy) closeness, where closeness of the
-    nearest able unit is exp(-gap / one Average move) and a suppressed unit counts half.
+    nearest able unit is exp(-gap / (one Average move x the turns left, this one included))
+    and a suppressed unit counts half: early in a game a unit six moves away still closes in
+    by advancing, late only a unit at hand counts.
     ``risk``: expected Morale Points the enemy minus we lose to dispersal, a unit with
     ``d`` of ``c`` Disruption counting (d / c)^2 x E[D3]. ``fire``: the same measure of the
     fire each side could bring now (exact ``threat`` of its two best units on each visible
@@ -170,7 +172,8 @@ def features(state, side: str) -> dict[str, float]:
     enemy = facts.other(side)
     sign = {side: 1.0, enemy: -1.0}
     hidden_hold = bool(facts.s("blinds_hold_objectives"))
-    reach = _move_reach(facts, "Average")
+    turns = max(1, int(facts.scenario.turns or 1))
+    horizon = _move_reach(facts, "Average") * (1 + max(0, turns - max(state.turn, 1)))
     objectives = 0.0
     pressure = 0.0
     for objective in facts.objectives:
@@ -184,7 +187,7 @@ def features(state, side: str) -> dict[str, float]:
             gap = _distance(unit.pos, objective.position) - objective.radius
             if gap <= 0:
                 on.setdefault(f.side, []).append(unit.suppressed)
-            c = math.exp(-max(0.0, gap) / reach) * (0.5 if unit.suppressed else 1.0)
+            c = math.exp(-max(0.0, gap) / horizon) * (0.5 if unit.suppressed else 1.0)
             close[f.side] = max(close[f.side], c)
         points = capture_points(facts, objective)
         holder = objective_holder(facts, objective, on)
@@ -202,7 +205,6 @@ def features(state, side: str) -> dict[str, float]:
         share = unit.disruption / max(1, facts.units[uid].cohesion)
         risk -= sign[facts.units[uid].side] * 2.0 * share * share
     fire = _fire_balance(state, side, enemy)
-    turns = max(1, int(facts.scenario.turns or 1))
     start = [initial_morale(facts, s) for s in facts.side_ids]
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),

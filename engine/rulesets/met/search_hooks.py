@@ -119,7 +119,9 @@ def features(state, side: str) -> dict[str, float]:
     ``morale``: own minus enemy morale points now. ``objectives``: what the objectives would
     move if the period ended now (MET-21). ``pressure``: soft control of each objective, its
     points times (own minus enemy) closeness of the nearest element able to hold it,
-    exp(-gap / a typical move), half for a suppressed element. ``risk``: expected morale
+    exp(-gap / (a typical move x the periods left, this one included)), half for a suppressed
+    element: early in a game an element six moves away still closes in by advancing, late
+    only one at hand counts. ``risk``: expected morale
     points the enemy minus we lose to elements already hit (a suppressed element counts 0.15,
     a neutralised one 0.4 of the destroyed-element morale die). ``fire``: the same measure of
     the direct fire each side could bring now (the exact MET-18 probability that at least one
@@ -132,6 +134,8 @@ def features(state, side: str) -> dict[str, float]:
     sign = {side: 1.0, enemy: -1.0}
     moves = sorted(e.move_allowance for e in state.elements.values() if not e.is_battery and e.move_allowance > 0)
     reach = moves[len(moves) // 2] if moves else 100.0
+    periods = max(1, int(state.periods))
+    horizon = reach * (1 + max(0, periods - state.period))
     setting = state.rules.setting("capture_points")
     objectives = 0.0
     pressure = 0.0
@@ -146,7 +150,7 @@ def features(state, side: str) -> dict[str, float]:
                 on[e.side] = on.get(e.side, False) or e.status is Status.OK
             if e.status >= Status.NEUTRALISED:
                 continue
-            c = math.exp(-max(0.0, gap) / reach) * (0.5 if e.status is Status.SUPPRESSED else 1.0)
+            c = math.exp(-max(0.0, gap) / horizon) * (0.5 if e.status is Status.SUPPRESSED else 1.0)
             close[e.side] = max(close[e.side], c)
         points = int(objective.points) if setting == "objective" else int(setting)
         holders = [s for s, fit in on.items() if fit and len(on) == 1]
@@ -162,7 +166,6 @@ def features(state, side: str) -> dict[str, float]:
         share = {Status.SUPPRESSED: 0.15, Status.NEUTRALISED: 0.4}.get(e.status, 0.0)
         risk -= sign[e.side] * share * loss
     fire = _fire_balance(state, side, enemy, loss)
-    periods = max(1, int(state.periods))
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),
         "objectives": float(objectives),

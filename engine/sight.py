@@ -29,6 +29,11 @@ observer, in angle, and never loops over pairs in Python:
    observer inside a part has the full circle as its interval and no edge it is outside of.
 5. Rows of polygons cut into several parts are deduplicated.
 
+The sweep's cost is some hundred array calls whatever the size, which dominates on the small
+questions a game asks at every order (four units against a few dozen sample points): there
+``"auto"`` takes ``method="dense"``, which broadcasts the same exact separating-axis test over
+every (line, part) pair in a dozen calls, with each polygon's convex parts cut once and cached.
+
 The interval is widened by ``1e-8`` radians on each side, far beyond the error of the computed
 angles, and targets in those thin bands go to the full vectorised separating-axis test (edge
 normals and the segment's normal; parts padded by repeating a vertex, since a zero-length edge

@@ -535,7 +535,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     unsuppress, artillery, smoke, barrage, hold, keep, drop, supply, adjust, cancel, end,
     pass), ``actors`` (own pieces), ``target`` (an enemy unit or Blind), ``to`` / ``end``
     (a move's aim and its expected end point), ``at`` (an aim point), ``advance`` (how much
-    nearer the nearest objective not held, in single moves of the mover's speed),
+    nearer the mover's goal, in single moves of its speed: the objective it is matched to, one
+    piece per objective, else the nearest not held),
     ``withdraw`` (toward the own table edge, in moves), ``cover`` (Reaction dice of cover
     at the end minus now, CHQ-7), ``objective`` (the move ends on an objective), ``harm``
     (exact expected Disruption on enemy units; negative for Disruption rallied off),

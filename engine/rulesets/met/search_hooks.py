@@ -349,7 +349,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
 
     The keys are those of the CHQ ruleset's ``describe_actions``: ``kind`` (move, hold,
     reload, fire, artillery, smoke, end), ``actors``, ``target``, ``to`` / ``end``, ``at``,
-    ``advance`` and ``withdraw`` (in moves of the element's allowance), ``cover`` (in cover
+    ``advance`` (toward the element's goal, as in CHQ) and ``withdraw`` (in moves of the
+    element's allowance), ``cover`` (in cover
     at the end minus now, MET-15/16), ``objective``, ``harm`` (expected hits: the exact
     MET-18 hit probability, or for HE the exact MET-2 deviation over the beaten zone times the
     d10), ``kill`` (expected elements destroyed), ``own_harm`` (hits on own elements under

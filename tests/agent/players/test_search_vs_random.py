@@ -2,7 +2,10 @@
 
 The games are deterministic (iteration budgets, seeded players and dice), so this is not a
 flaky statistic: it pins that the AI, with a small budget, still wins most games from either
-side. The tournament (experiments/tournament.py) measures win rates properly.
+side. The maps are the most even of each ruleset (greedy v greedy: chq_blind_barrage 7-3,
+met_le_mesnil 3-3 with 4 drawn, README "Maps"): on a map that favours one side heavily, a
+handful of games from the weak side tests the map more than the AI. The tournament
+(experiments/tournament.py) measures win rates properly, on every map.
 """
 
 from __future__ import annotations
@@ -17,9 +20,9 @@ MAPS = Path(__file__).resolve().parents[3] / "maps"
 
 
 def test_ai_beats_random():
-    """Two small maps, one per ruleset, the AI on each side: it must win at least three of four."""
+    """Two even maps, one per ruleset, the AI on each side: it must win at least three of four."""
     results = {}
-    for name in ("chq_smoke_advance", "met_calm_bocage"):
+    for name in ("chq_blind_barrage", "met_le_mesnil"):
         scenario = load_scenario(MAPS / f"{name}.json")
         sides = [s.id for s in scenario.sides]
         for k in (0, 1):

@@ -8,7 +8,7 @@ in any order, and a resumed run continues exactly.
 A varied parameter is ``name=low:high`` (or ``name=value``). Each game draws its value
 uniformly from the range: a whole number when both ends are whole numbers, else a real. The
 names are scenario fields (``turns``, ``periods``, ``wind``, ``wind_from``, ``rain``,
-``staff_orders``, ``command_dice``, ``comms_dice``, the side fields also as ``SIDE.field``)
+``staff_orders``, ``command_dice``, ``comms_dice``, ``morale_points``, the side fields also as ``SIDE.field``)
 and any number or yes/no setting of the ruleset's data file (``smoke_extra_pulse=0:1``).
 
 Examples
@@ -41,7 +41,7 @@ __all__ = ["Vary", "StressRun", "parse_vary", "check_vary", "game_seed", "player
 
 #: Scenario fields a run may vary, and where they live in the file.
 SCENARIO_FIELDS = ("turns", "periods", "wind", "wind_from", "rain")
-SIDE_FIELDS = ("staff_orders", "command_dice", "comms_dice")
+SIDE_FIELDS = ("staff_orders", "command_dice", "comms_dice", "morale_points")
 _GAME, _BLUE, _RED, _PARAMETERS = 0, 1, 2, 3  # the seed streams of one game
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from agent.stress import StressRun, game_parameters, parse_vary, play_one
+from agent.stress import StressRun, game_parameters, parse_vary, play_one, scenario_for
 from tests.conftest import MAPS
 
 MAP = MAPS / "chq_smoke_advance.json"
@@ -59,6 +59,18 @@ def test_each_game_is_a_function_of_the_run_seed_and_its_index():
     assert play_one(run, 7, 6)["seed"] != play_one(run, 8, 6)["seed"]
     drawn = [game_parameters(run, i) for i in range(40)]
     assert {d["staff_orders"] for d in drawn} == {0, 1, 2, 3} and {d["smoke_extra_pulse"] for d in drawn} == {0, 1}
+
+
+@pytest.mark.parametrize("map_name, side, default", [("chq_smoke_advance", "us", 7), ("met_strong_ridge", "gb", 2)])
+def test_a_side_s_morale_points_can_be_varied(map_name, side, default):
+    """``SIDE.morale_points`` replaces CHQ-29's formula (ceil(units / 2) + Command Dice) for that side
+    alone: the handicap a designer balances a scenario with."""
+    path = MAPS / f"{map_name}.json"
+    other = next(s.id for s in scenario_for(path, {}).sides if s.id != side)
+    plain = scenario_for(path, {}).new_game(seed=0)
+    varied = scenario_for(path, {f"{side}.morale_points": default + 3}).new_game(seed=0)
+    assert plain.morale[side] == default and varied.morale[side] == default + 3
+    assert varied.morale[other] == plain.morale[other]
 
 
 def test_two_processes_give_the_results_of_one(reference, tmp_path):

@@ -66,8 +66,9 @@ def test_a_side_s_morale_points_can_be_varied(map_name, side, default):
     """``SIDE.morale_points`` replaces CHQ-29's formula (ceil(units / 2) + Command Dice) for that side
     alone: the handicap a designer balances a scenario with."""
     path = MAPS / f"{map_name}.json"
-    other = next(s.id for s in scenario_for(path, {}).sides if s.id != side)
-    plain = scenario_for(path, {}).new_game(seed=0)
+    base = scenario_for(path, {})
+    other = next(s.id for s in base.sides if s.id != side)
+    plain = base.new_game(seed=0)
     varied = scenario_for(path, {f"{side}.morale_points": default + 3}).new_game(seed=0)
     assert plain.morale[side] == default and varied.morale[side] == default + 3
     assert varied.morale[other] == plain.morale[other]

@@ -157,6 +157,9 @@ class GameFacts:
         self.blinds = {blind.id: blind for blind in scenario.blinds}
         self.blind_ids = tuple(blind.id for blind in scenario.blinds)
         self.blind_unit = {u.blind: u.id for u in self.units.values() if u.blind}
+        self.side_units = {s: tuple(u for u in self.unit_ids if self.units[u].side == s) for s in self.side_ids}
+        self.side_blinds = {s: tuple(b for b in self.blind_ids if self.blinds[b].owner == s) for s in self.side_ids}
+        self._batteries = {s: tuple(u for u in self.side_units[s] if self.units[u].battery) for s in self.side_ids}
         self.objectives = scenario.objectives
         self.memo: dict = {}  # content-keyed results (sight, lattices) shared by all states of these facts
         self._classify_terrain()
@@ -187,7 +190,7 @@ class GameFacts:
         return self.side_ids[0]
 
     def batteries(self, side: str) -> tuple[str, ...]:
-        return tuple(uid for uid in self.unit_ids if self.units[uid].side == side and self.units[uid].battery)
+        return self._batteries.get(side, ())
 
     # ---------------------------------------------------------------- geometry helpers
     def base_of(self, unit_id: str, position, facing: float) -> Polygon:

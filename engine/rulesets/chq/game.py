@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from fractions import Fraction
 from typing import Hashable
 
@@ -94,6 +95,8 @@ class ChqState(GameState):
     ``clock``, ``units_lost()``
         The turn now and each side's dispersed units, for analysis (``fireplan stress``).
     """
+
+    _still: dict | None = None  # each side's sight inside a ``still()`` block
 
     # ================================================================== construction
     def __init__(self, facts: GameFacts, seed: int | None = 0, *, _empty: bool = False):
@@ -186,7 +189,8 @@ class ChqState(GameState):
         top = self._top()
         if top.what == "roll":
             return [outcome for outcome, _ in self.chance_outcomes()]
-        return rules_check.legal(self, top)
+        with self.still():
+            return rules_check.legal(self, top)
 
     def chance_outcomes(self):
         if self.game_over or self._top().what != "roll":
@@ -209,7 +213,8 @@ class ChqState(GameState):
             if not any(action == outcome for outcome, _ in self.chance_outcomes()):
                 return f"{action} is not a possible result of this roll"
             return None
-        return rules_check.reason(self, top, action)
+        with self.still():
+            return rules_check.reason(self, top, action)
 
     def _apply(self, action) -> None:
         top = self.agenda.pop()
@@ -270,13 +275,15 @@ class ChqState(GameState):
         """The situation for ``side`` in Morale Points: morale, objectives, pressure, risk."""
         from .search_hooks import features
 
-        return features(self, side)
+        with self.still():
+            return features(self, side)
 
     def describe_actions(self, actions, detail: bool = True) -> list[dict]:
         """What each legal action does (kind, actors, exact harm, advance, cover, cost)."""
         from .search_hooks import describe_actions
 
-        return describe_actions(self, actions, detail)
+        with self.still():
+            return describe_actions(self, actions, detail)
 
     def action_kind(self, action) -> str:
         """The kind of a legal action (move, fire, smoke, artillery, ...), as ``describe_actions``
@@ -376,13 +383,16 @@ class ChqState(GameState):
         return self.facts.base_of(uid, pos if pos is not None else state.pos, state.facing)
 
     def revealed_units(self, side: str) -> list[str]:
-        return [u for u in self.facts.unit_ids if self.facts.units[u].side == side and self.units[u].pos is not None and not self.units[u].hidden]
+        units = self.units
+        return [u for u in self.facts.side_units[side] if units[u].pos is not None and not units[u].hidden]
 
     def on_table_units(self, side: str) -> list[str]:
-        return [u for u in self.facts.unit_ids if self.facts.units[u].side == side and self.units[u].pos is not None]
+        units = self.units
+        return [u for u in self.facts.side_units[side] if units[u].pos is not None]
 
     def live_blinds(self, side: str) -> list[str]:
-        return [b for b in self.facts.blind_ids if self.facts.blinds[b].owner == side and self.blinds[b].alive]
+        blinds = self.blinds
+        return [b for b in self.facts.side_blinds[side] if blinds[b].alive]
 
     def screens(self) -> list:
         return [m for m in self.missions.values() if m.status == "screen"]
@@ -419,8 +429,10 @@ class ChqState(GameState):
 
     def side_key(self, side: str) -> tuple:
         """Everything about ``side``'s pieces that sight depends on: positions and facings."""
-        units = tuple((u, self.units[u].pos, self.units[u].facing) for u in self.on_table_units(side))
-        return units + tuple((b, self.blinds[b].pos) for b in self.live_blinds(side))
+        units, blinds = self.units, self.blinds
+        pieces = [(u, units[u].pos, units[u].facing) for u in self.facts.side_units[side] if units[u].pos is not None]
+        pieces += [(b, blinds[b].pos) for b in self.facts.side_blinds[side] if blinds[b].alive]
+        return tuple(pieces)
 
     def _screen_key(self):
         return tuple(sorted((m.centre, m.bearing) for m in self.screens()))
@@ -432,8 +444,30 @@ class ChqState(GameState):
             for u in self.on_table_units(side)
         ]
 
+    @contextmanager
+    def still(self):
+        """A block that only reads the position (an evaluation, the legal orders): each side's
+        sight is looked up once in it rather than at every question (its key is costly)."""
+        if self._still is not None:
+            yield self
+            return
+        self._still = {}
+        try:
+            yield self
+        finally:
+            self._still = None
+
     def sight(self, side: str) -> dict:
         """Who of ``side`` sees which enemy unit or Blind now, and through how many screens (cached)."""
+        still = self._still
+        if still is None:
+            return self._sight(side)
+        table = still.get(side)
+        if table is None:
+            table = still[side] = self._sight(side)
+        return table
+
+    def _sight(self, side: str) -> dict:
         enemy = self.facts.other(side)
         observers = self.on_table_units(side)
         targets = self.revealed_units(enemy) + self.live_blinds(enemy)

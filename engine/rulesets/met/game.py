@@ -186,6 +186,8 @@ class _Picture:
     rows: dict  # id -> row (elements and dummy blinds)
     points: np.ndarray
     status: np.ndarray
+    pieces: tuple = ()  # per row, what its sight depends on (position, facing, base)
+    smoke: int = -1  # the smoke version it was drawn under
 
     def sees(self, a: str, b: str) -> int:
         return int(self.status[self.rows[a], self.rows[b]])
@@ -554,11 +556,29 @@ class MetState(GameState):
         rows = {e.id: i for i, e in enumerate(elements)}
         rows.update({b.id: len(elements) + j for j, b in enumerate(dummies)})
         points = np.array([e.position for e in elements] + [b.position for b in dummies], dtype=float).reshape(-1, 2)
+        pieces = tuple((e.position, e.facing, e.base) for e in elements) + tuple((b.position,) for b in dummies)
         bases = [e.footprint for e in elements] + [rectangle(b.position, 10.0, 10.0) for b in dummies]
-        status = met_sight(points, bases, points, bases, self.table.blocking, self.screens_now(), self.rules)
-        picture = _Picture(rows, points, status)
+        status = self._redrawn(rows, pieces, points, bases)
+        picture = _Picture(rows, points, status, pieces, self._smoke_version)
         self._picture_cache = (key, picture)
         return picture
+
+    def _redrawn(self, rows: dict, pieces: tuple, points: np.ndarray, bases: list) -> np.ndarray:
+        """The sight codes among ``points``. A line's code depends only on its two ends (elements
+        do not block sight in MET), so when a few pieces moved since the last picture under the
+        same smoke, only their rows and columns are drawn again."""
+        blocking, screens = self.table.blocking, self.screens_now()
+        last = self._picture_cache[1] if self._picture_cache is not None else None
+        if last is not None and last.smoke == self._smoke_version and last.rows == rows:
+            moved = [i for i, (was, now) in enumerate(zip(last.pieces, pieces)) if was != now]
+            if 3 * len(moved) <= len(pieces):
+                status = last.status.copy()
+                if moved:
+                    few = [bases[i] for i in moved]
+                    status[moved, :] = met_sight(points[moved], few, points, bases, blocking, screens, self.rules)
+                    status[:, moved] = met_sight(points, bases, points[moved], few, blocking, screens, self.rules)
+                return status
+        return met_sight(points, bases, points, bases, blocking, screens, self.rules)
 
     def _cover_map(self) -> dict[str, bool]:
         """Which elements on the table are in cover now (MET-15, MET-16, MET-18)."""

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.errors import IllegalActionError
 
-__all__ = ["CHANCE", "TERMINAL", "GameState", "sample_outcome"]
+__all__ = ["CHANCE", "TERMINAL", "GameState", "outcome_weights", "sample_outcome"]
 
 #: ``current_player()`` at a chance node.
 CHANCE = "chance"
@@ -26,10 +26,17 @@ CHANCE = "chance"
 TERMINAL = "terminal"
 
 
-def sample_outcome(outcomes: Sequence[tuple[Hashable, Fraction | float]], rng: np.random.Generator):
-    """Pick one outcome of a chance node by its probability, with ``rng``."""
+def outcome_weights(outcomes: Sequence[tuple[Hashable, Fraction | float]]) -> np.ndarray:
+    """The outcomes' probabilities as floats summing to 1, as :func:`sample_outcome` draws by them."""
     probabilities = np.array([float(p) for _, p in outcomes])
-    index = rng.choice(len(outcomes), p=probabilities / probabilities.sum())
+    return probabilities / probabilities.sum()
+
+
+def sample_outcome(outcomes: Sequence[tuple[Hashable, Fraction | float]], rng: np.random.Generator,
+                   weights: np.ndarray | None = None):
+    """Pick one outcome of a chance node by its probability, with ``rng``; ``weights`` are
+    :func:`outcome_weights` of ``outcomes`` when the caller keeps them (a node met again and again)."""
+    index = rng.choice(len(outcomes), p=outcome_weights(outcomes) if weights is None else weights)
     return outcomes[int(index)][0]
 
 

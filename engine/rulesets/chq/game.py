@@ -25,7 +25,7 @@ from typing import Hashable
 
 import numpy as np
 
-from engine.game import CHANCE, TERMINAL, GameState
+from engine.game import CHANCE, TERMINAL, GameState, outcome_weights, sample_outcome
 from engine.geometry import Density, Screen, bearing_between
 
 from . import artillery as art
@@ -198,12 +198,24 @@ class ChqState(GameState):
         top = self._top()
         if top.kind in ("comms", "supply"):  # these read the side's dice, not only the payload
             return list(self._outcomes(top))
+        return list(self._kept_outcomes(top)[0])
+
+    def _kept_outcomes(self, top: Entry) -> tuple:
+        """(outcomes, their float weights) of a roll that reads only its payload, kept by content."""
         key = ("outcomes", top)
         cached = self._cache.get(key)
         if cached is None:
-            cached = self._outcomes(top)
+            outcomes = self._outcomes(top)
+            cached = (outcomes, outcome_weights(outcomes))
             self._remember(key, cached)
-        return list(cached)
+        return cached
+
+    def sample_chance(self) -> Hashable:
+        top = self._top()
+        if self.game_over or top.what != "roll" or top.kind in ("comms", "supply"):
+            return super().sample_chance()
+        outcomes, weights = self._kept_outcomes(top)
+        return sample_outcome(outcomes, self.rng, weights)
 
     def illegal_reason(self, action) -> str | None:
         if self.game_over:

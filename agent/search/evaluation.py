@@ -38,6 +38,7 @@ class Weights:
     fire: float = 0.5
     ceiling: float = 0.9
     terminal_score: float = 0.1
+    scale: float = 1.0  # times the ruleset's decisive difference: smaller is more wary of chance
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -62,4 +63,4 @@ def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS) ->
         score = float(state.score()[side])
         return (1.0 - weights.terminal_score) * result + weights.terminal_score * score
     features = state.features(side)
-    return weights.ceiling * math.tanh(point_value(state, side, weights, features) / features["scale"])
+    return weights.ceiling * math.tanh(point_value(state, side, weights, features) / (weights.scale * features["scale"]))

@@ -1,0 +1,100 @@
+"""Tune the evaluation's weights by self-play: a greedy player with candidate weights against the
+greedy player with the default ones, on every map of a ruleset, both sides, paired seeds.
+
+Every candidate plays the same games (map, side, game seed, players' seeds), so candidates are
+compared with common random numbers. The search is a coordinate search: each weight in turn is
+multiplied by each factor of ``--factors``, and a change is kept when its score rate (a draw
+counts half) beats the best so far by ``--margin``. The best weights are then replayed on fresh
+seeds (``--validate``), which is the figure to trust: the search itself picks the luckiest of
+many candidates. A change worth taking shows up in validation, and then goes into
+:data:`agent.search.evaluation.DEFAULT_WEIGHTS`.
+
+Run: ``.venv/bin/python experiments/tune_weights.py --ruleset met --seeds 6 --validate 12 --workers 2``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, fields, replace
+from functools import lru_cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agent.search.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
+
+TUNED = ("objectives", "pressure", "risk", "fire", "scale")
+
+
+@lru_cache(maxsize=None)
+def _scenario(path: str):
+    from engine.scenario import load_scenario
+
+    return load_scenario(path)
+
+
+def play(task: tuple[str, dict, int, int]) -> float:
+    """The candidate's result (+1 / 0 / -1) in one game: ``(map path, weights, side index, seed)``."""
+    from agent.match import play_game
+    from agent.players import GreedyPlayer
+
+    path, weights, side, seed = task
+    scenario = _scenario(path)
+    state = scenario.new_game(seed=seed)
+    sides = list(state.returns())
+    tuned = GreedyPlayer(seed=1000 + seed, weights=Weights(**weights))
+    default = GreedyPlayer(seed=2000 + seed)
+    players = {sides[side]: tuned, sides[1 - side]: default}
+    record = play_game(state, players)
+    return float(record.returns[sides[side]])
+
+
+def score_rate(pool, maps: list[Path], weights: Weights, seeds: range) -> tuple[float, list[float]]:
+    tasks = [(str(m), asdict(weights), side, seed) for m in maps for side in (0, 1) for seed in seeds]
+    results = list(pool.map(play, tasks, chunksize=1))
+    return sum((r + 1) / 2 for r in results) / len(results), results
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ruleset", required=True, choices=("chq", "met"))
+    parser.add_argument("--seeds", type=int, default=6, help="games per map and side for each candidate")
+    parser.add_argument("--validate", type=int, default=12, help="fresh games per map and side for the best")
+    parser.add_argument("--factors", type=float, nargs="+", default=(0.5, 2.0))
+    parser.add_argument("--margin", type=float, default=0.02, help="score-rate gain a change must bring")
+    parser.add_argument("--passes", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args(argv)
+    maps = sorted((ROOT / "maps").glob(f"{args.ruleset}_*.json"))
+    seeds = range(args.seeds)
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.workers) as pool:
+        best = DEFAULT_WEIGHTS
+        best_rate, _ = score_rate(pool, maps, best, seeds)
+        print(f"default {best_rate:.3f}", flush=True)
+        for _ in range(args.passes):
+            for name in TUNED:
+                for factor in args.factors:
+                    candidate = replace(best, **{name: getattr(best, name) * factor})
+                    rate, _ = score_rate(pool, maps, candidate, seeds)
+                    kept = rate > best_rate + args.margin
+                    print(f"{name} x{factor:g} -> {getattr(candidate, name):.3g}: {rate:.3f}{'  kept' if kept else ''}"
+                          f"  ({time.perf_counter() - started:.0f} s)", flush=True)
+                    if kept:
+                        best, best_rate = candidate, rate
+        fresh = range(10_000, 10_000 + args.validate)
+        rate, results = score_rate(pool, maps, best, fresh)
+    wins, draws = results.count(1.0), results.count(0.0)
+    print(f"best: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
+    print(f"validation on {len(results)} fresh games: {wins} won, {draws} drawn, {len(results) - wins - draws} lost;"
+          f" score rate {rate:.3f} against the default weights ({time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -98,3 +98,22 @@ def test_a_search_deadline_reaches_inside_a_greedy_look_ahead():
     policy = GreedyPolicy(np.random.default_rng(0), check=lambda: calls.append(1))
     looked_at = len(policy.ranked(state))
     assert len(calls) >= 2 * looked_at  # before each action and again at each node of its expectation
+
+
+def test_the_evaluation_scale_stretches_the_squashing_by_its_factor():
+    """``Weights.scale`` divides the point value before the tanh: a position's value at scale 2
+    is the ceiling times tanh of half the points over the ruleset's decisive difference."""
+    import math
+
+    from agent.search.evaluation import Weights, point_value
+
+    state = _fire_decision()
+    side = state.current_player()
+    features = state.features(side)
+    points = point_value(state, side, Weights(), features)
+    assert points != 0.0
+    for scale in (0.5, 2.0):
+        weights = Weights(scale=scale)
+        expected = weights.ceiling * math.tanh(points / (scale * features["scale"]))
+        assert math.isclose(evaluate(state, side, weights), expected, rel_tol=1e-12)
+    assert abs(evaluate(state, side, Weights(scale=2.0))) < abs(evaluate(state, side))

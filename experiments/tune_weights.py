@@ -77,10 +77,14 @@ def main(argv=None) -> int:
         best = DEFAULT_WEIGHTS
         best_rate, _ = score_rate(pool, maps, best, seeds)
         print(f"default {best_rate:.3f}", flush=True)
+        tried = {best}
         for _ in range(args.passes):
             for name in TUNED:
                 for factor in args.factors:
                     candidate = replace(best, **{name: getattr(best, name) * factor})
+                    if candidate in tried:  # e.g. x2 straight after a kept x0.5: back where it was
+                        continue
+                    tried.add(candidate)
                     rate, _ = score_rate(pool, maps, candidate, seeds)
                     kept = rate > best_rate + args.margin
                     print(f"{name} x{factor:g} -> {getattr(candidate, name):.3g}: {rate:.3f}{'  kept' if kept else ''}"

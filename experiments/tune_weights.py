@@ -27,6 +27,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent.search.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from agent.stress.report import wilson  # noqa: E402
 
 TUNED = ("objectives", "pressure", "risk", "fire", "scale")
 
@@ -70,7 +71,8 @@ def main(argv=None) -> int:
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    maps = sorted((ROOT / "maps").glob(f"{args.ruleset}_*.json"))
+    maps = [m for m in sorted((ROOT / "maps").glob("*.json"))
+            if not m.name.endswith(".schema.json") and _scenario(str(m)).ruleset.name == args.ruleset]
     seeds = range(args.seeds)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
@@ -95,8 +97,10 @@ def main(argv=None) -> int:
         rate, results = score_rate(pool, maps, best, fresh)
     wins, draws = results.count(1.0), results.count(0.0)
     print(f"best: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
-    print(f"validation on {len(results)} fresh games: {wins} won, {draws} drawn, {len(results) - wins - draws} lost;"
-          f" score rate {rate:.3f} against the default weights ({time.perf_counter() - started:.0f} s)")
+    low, high = wilson(wins, len(results))
+    print(f"validation on {len(results)} fresh games: {wins} won, {draws} drawn, {len(results) - wins - draws} lost"
+          f" (win rate 95% interval [{low:.0%}, {high:.0%}]); score rate {rate:.3f} against the default weights"
+          f" ({time.perf_counter() - started:.0f} s)")
     return 0
 
 

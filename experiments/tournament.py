@@ -7,6 +7,13 @@ same time per decision (``--time-per-decision``): a decision is one call that se
 searches once per scope and follows its plan; MCTSBot searches at every decision with a
 choice, so it thinks more in total; both totals are reported).
 
+Games are played in *duplicate*, as luck-heavy games are compared (duplicate bridge; poker
+bots): game ``g`` with the first player on one side and game ``g`` with it on the other side
+share the game's seed, so both meet the same hidden set-up and the same dice stream (until
+their orders make the rolls fall differently). A map's lean and a lucky run of dice then count
+for the first player in one game of the pair and against it in the other, and what is left of
+the difference is the players' skill: two copies of one player score 50% on any map.
+
 For each pair and map: the first player's wins, draws and losses over ``2 x --games`` games
 (``--games`` with each side), its win rate with a 95% Wilson interval, its score rate (a draw
 counts half) and its mean final score (the ruleset's scaled point difference). The AI's
@@ -127,7 +134,7 @@ def tasks_for(maps, pairs, games: int, time_per_decision: float) -> list[Task]:
         for first, second in pairs:
             for side in (0, 1):
                 for g in range(games):
-                    out.append(Task(m, first, second, side, g, 1000 * g + 17 * side + 1, time_per_decision))
+                    out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision))
     # the slow games first, so that the workers finish together
     weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))

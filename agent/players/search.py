@@ -7,7 +7,10 @@ is legal, and when the plan runs out the plan's posture finishes the scope in a 
 from the observation. Plans are closed-loop by default (``SearchConfig.closed_loop``): the
 player plays the plan's forced orders (smoke, fire missions) as soon as each is legal and makes
 every other decision with the plan's policy (its posture, or the greedy choice) in a world
-drawn from the observation of the position reached, as the search simulated it. Everything the search looks at is a world drawn from
+drawn from the observation of the position reached, as the search simulated it. No order takes
+more than its budget: the order that searched plays a greedy plan's first order as the search
+recorded it rather than looking again, and a later greedy look-ahead that runs out of the
+order's time gives way to the plan's posture. Everything the search looks at is a world drawn from
 ``state.observation(side)``: the true state is only asked whether an order is legal.
 
 Examples
@@ -29,7 +32,7 @@ import numpy as np
 
 from engine.game import GameState
 
-from ..search.macro import Plan
+from ..search.macro import OutOfTime, Plan
 from .greedy import GreedyPolicy
 from ..search.mcts import MacroSearch, SearchConfig, SearchResult
 from ..search.policy import BALANCED, action_score
@@ -82,6 +85,7 @@ class SearchPlayer(Player):
         self._pending: list = []  # the plan's forced orders not played yet (closed-loop)
         self.last: SearchResult | None = None
         self.searches: list[float] = []  # seconds taken by each search (the decision-time benchmark)
+        self._began = time.perf_counter()  # when the order being chosen was asked for
         _warm_up()
 
     def __repr__(self) -> str:
@@ -90,16 +94,23 @@ class SearchPlayer(Player):
 
     # ------------------------------------------------------------------ the interface
     def act(self, state: GameState) -> Hashable:
+        self._began = time.perf_counter()
         side = state.current_player()
         scope = state.plan_scope(side)
+        searched = False
         if self.replan == "always" or self._plan is None or scope is None or scope != self._scope:
             actions = state.legal_actions()
             if len(actions) == 1:
                 return actions[0]
             self._search(state, side, scope)
+            searched = True
         action = self._next_step(state)
         if action is not None:
             return action
+        if searched:  # the search has had this order's time: the plan's own first order, if it stands
+            action = self._first_greedy_order(state)
+            if action is not None:
+                return action
         return self._complete(state, side)
 
     def plan(self, state: GameState) -> list[PlannedAction]:
@@ -146,13 +157,32 @@ class SearchPlayer(Player):
                 return action
         return None
 
+    def _first_greedy_order(self, state: GameState) -> Hashable | None:
+        """A greedy plan's first order, chosen as the search recorded the plan (the greedy
+        choice in the search's first world), when it is legal: looking again would spend a
+        second budget on the same decision."""
+        plan = self._plan
+        if plan is None or plan.follow != "greedy" or not plan.steps:
+            return None
+        action = plan.steps[0].action
+        return action if state.is_legal(action) else None
+
+    def _out_of_time(self) -> None:
+        """Raise :class:`OutOfTime` once this order has had its budget (nothing without one)."""
+        if self.time_per_decision is not None and time.perf_counter() - self._began > self.time_per_decision:
+            raise OutOfTime
+
     def _complete(self, state: GameState, side: str) -> Hashable:
-        """The plan's policy picks the order, in a world drawn from the observation."""
+        """The plan's policy picks the order, in a world drawn from the observation; a greedy
+        look-ahead that runs out of the order's time gives way to the plan's posture."""
         posture = self._plan.posture if self._plan is not None else BALANCED
         search = MacroSearch(side, self.rng, [], self.config)
         world = search.world(state)
         if self._plan is not None and self._plan.follow == "greedy":
-            best = GreedyPolicy(self.rng).best_legal(world, state)
+            try:
+                best = GreedyPolicy(self.rng, check=self._out_of_time).best_legal(world, state)
+            except OutOfTime:
+                best = None
             if best is not None:
                 return best[0]
         actions = world.legal_actions()

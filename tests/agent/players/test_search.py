@@ -214,3 +214,41 @@ def test_the_anchor_gives_way_only_to_a_plan_that_beats_it_round_by_round():
     assert not search._beats(stats([0.90, -0.40, 0.10, -0.20]), anchor)  # +0.05 on average, all of it one lucky round
     assert not search._beats(stats([0.15]), anchor)  # one shared round says nothing
     assert not search._beats(stats([0.105, -0.195, 0.305, 0.005]), anchor)  # steady, but under the margin
+
+
+def test_the_order_that_searched_plays_the_greedy_plans_recorded_first_order():
+    """The search has had the order's time: a greedy plan's first order is the one the search
+    recorded (the greedy choice in its first world), not a second look-ahead."""
+    from agent.search.sources import GreedySource
+
+    state = _decision(MAPS / "chq_saint_aubin.json", skip=3)
+    player = SearchPlayer(seed=3, iterations=2, time_per_decision=None, sources=[GreedySource()])
+    action = player.act(state)
+    assert player.last.plan.source == "greedy"
+    assert action == player.last.plan.steps[0].action
+
+
+def test_a_greedy_order_out_of_time_gives_way_to_the_plans_posture(monkeypatch):
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.macro import OutOfTime, Plan
+
+    state = _decision(MAPS / "chq_saint_aubin.json", skip=8)
+    player = SearchPlayer(seed=3, time_per_decision=1.0)
+    player._plan = Plan((), "greedy", "greedy", follow="greedy")
+    cut = []
+    ranked = GreedyPolicy.ranked
+
+    def spy(self, world):
+        try:
+            return ranked(self, world)
+        except OutOfTime:
+            cut.append(world)
+            raise
+
+    monkeypatch.setattr(GreedyPolicy, "ranked", spy)
+    player._began = time.perf_counter() - 2.0  # this order's second is long gone
+    assert state.is_legal(player._complete(state, state.current_player()))
+    assert len(cut) == 1
+    player._began = time.perf_counter()  # with the time there, the look-ahead runs to the end
+    assert state.is_legal(player._complete(state, state.current_player()))
+    assert len(cut) == 1

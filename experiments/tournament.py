@@ -49,6 +49,7 @@ if str(ROOT) not in sys.path:
 from agent.stress.report import wilson  # noqa: E402
 
 PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")
+SLACK = 1.2  # a decision may run to budget + 20% (issue 7)
 TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
 
 
@@ -107,9 +108,7 @@ def play(task: Task) -> Outcome:
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision)
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision)
-    think = {mine: 0.0, theirs: 0.0}
-    players = {mine: _Timed(first, think, mine), theirs: _Timed(second, think, theirs)}
-    budget = 1.2 * task.time_per_decision
+    players = {mine: _Timed(first), theirs: _Timed(second)}
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players)
     searches, orders = [], []
@@ -117,16 +116,17 @@ def play(task: Task) -> Outcome:
         if type(player).__name__ == "SearchPlayer":
             searches.extend(player.searches)
             orders.extend(players[side].times)
+    think = {side: sum(timed.times) for side, timed in players.items()}
     return Outcome(task.map, task.first, task.second, mine, task.game, task.seed, float(record.returns[mine]),
                    float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
-                   searches, max(orders, default=0.0), sum(t > budget for t in orders))
+                   searches, max(orders, default=0.0), sum(t > SLACK * task.time_per_decision for t in orders))
 
 
 class _Timed:
-    """A player whose thinking time is added up, and kept order by order."""
+    """A player whose thinking time is kept order by order."""
 
-    def __init__(self, player, totals, side):
-        self.player, self.totals, self.side = player, totals, side
+    def __init__(self, player):
+        self.player = player
         self.times: list[float] = []
 
     def act(self, state):
@@ -135,7 +135,6 @@ class _Timed:
             return self.player.act(state)
         finally:
             self.times.append(time.perf_counter() - start)
-            self.totals[self.side] += self.times[-1]
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float) -> list[Task]:
@@ -185,7 +184,7 @@ def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
         "median_s": statistics.median(times),
         "p95_s": ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
         "max_s": ordered[-1],
-        "over_budget_20pct": sum(t > 1.2 * budget for t in times),
+        "over_budget_20pct": sum(t > SLACK * budget for t in times),
         "budget_s": budget,
         "longest_order_s": max(o.ai_longest for o in outcomes),
         "slow_orders": sum(o.ai_slow for o in outcomes),
@@ -283,7 +282,7 @@ def plot(out: Path, rows, outcomes, bench) -> None:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.hist(times, bins=40)
         ax.axvline(bench["budget_s"], color="black", linewidth=0.8, label="budget")
-        ax.axvline(1.2 * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
+        ax.axvline(SLACK * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
         ax.set_xlabel("seconds per AI search")
         ax.set_ylabel("searches")
         ax.legend()

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "experiments" / "compare_runs.py"
+from .experiments import EXPERIMENTS, load_experiment
+
+SCRIPT = EXPERIMENTS / "compare_runs.py"
 
 
 def compare_runs():
-    spec = importlib.util.spec_from_file_location("compare_runs", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("compare_runs")
 
 
 def test_the_sign_test_is_the_exact_binomial_tail():

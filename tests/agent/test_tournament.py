@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from .experiments import load_experiment
 
 
 def tournament():
-    spec = importlib.util.spec_from_file_location("tournament", ROOT / "experiments" / "tournament.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("tournament")
 
 
 def test_both_games_of_a_duplicate_pair_share_the_seed_and_games_do_not():

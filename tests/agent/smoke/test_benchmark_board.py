@@ -7,21 +7,14 @@ cases the 2,000-option benchmark depends on, small enough for the plain model to
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from agent.smoke import build_coverage, solve_cpsat, solve_greedy
 
-BENCH = Path(__file__).resolve().parents[3] / "experiments" / "bench_smoke.py"
-
+from ..experiments import load_experiment
 
 def bench_module():
-    spec = importlib.util.spec_from_file_location("bench_smoke", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_experiment("bench_smoke")
 
 
 @pytest.mark.parametrize(("n_options", "n_lines", "seed"), [(60, 900, 0), (80, 900, 1)])

@@ -177,7 +177,7 @@ class Simulator:
         try:
             self.play_scope(world.clone(), owner, policy.choose, forced=forced, record=True, into=steps)
         except OutOfTime:
-            if steps:  # what was planned before the deadline, finished by the posture when played
+            if steps or follow == "greedy":  # what was planned in time; the plan's policy finishes it when played
                 self.partials.append(Plan(tuple(steps), (label or policy.posture.reason) + " (cut short)", source,
                                           policy.posture, tuple(forced), follow))
             raise

@@ -117,3 +117,53 @@ def test_the_evaluation_scale_stretches_the_squashing_by_its_factor():
         expected = weights.ceiling * math.tanh(points / (scale * features["scale"]))
         assert math.isclose(evaluate(state, side, weights), expected, rel_tol=1e-12)
     assert abs(evaluate(state, side, Weights(scale=2.0))) < abs(evaluate(state, side))
+
+
+def _group_pick_opening_fire():
+    """A CHQ world where the side to move picks a group, and some group may then fire."""
+    state = load_scenario(MAPS / "chq_smoke_advance.json").new_game(seed=4)
+    player = RandomPlayer(4)
+    for _ in range(3000):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        actions = state.legal_actions()
+        for action in actions:
+            if state.action_kind(action) == "group":
+                child = state.clone()
+                child.apply_action(action)
+                if not child.is_chance_node() and any(isinstance(a, Fire) for a in child.legal_actions()):
+                    return state
+        state.apply_action(player.act(state))
+    raise AssertionError("no group pick that opens a fire found")
+
+
+def test_the_search_greedy_values_a_group_pick_by_the_best_order_it_opens():
+    """A pick changes nothing at once; looked through, it is worth the best one-step order of
+    the group it picks (checked against the plain recursive expectation), and the one-step
+    player values it by the position unchanged."""
+    from agent.players.greedy import GreedyPolicy
+
+    state = _group_pick_opening_fire()
+    side = state.current_player()
+    exact = dict(enumerate_limit=10**6, max_branches=10**6, artillery_top=10**6)
+    policy = GreedyPolicy(np.random.default_rng(0), look_branches=10**6, **exact)
+    values = {str(a): v for v, a in policy.ranked(state)}
+    one_step = GreedyPlayer(seed=0, **exact)
+    one_step.policy.ranked(state)
+    flat = {str(a): v for a, v in one_step.last}
+    picks = [a for a in state.legal_actions() if state.action_kind(a) == "group"]
+    assert len(picks) >= 2
+    for pick in picks:
+        child = state.clone()
+        child.apply_action(pick)
+        best = -2.0
+        for opened in child.legal_actions():
+            grandchild = child.clone()
+            grandchild.apply_action(opened)
+            best = max(best, _exact(grandchild, side))
+        assert abs(values[str(pick)] - best) < 1e-12
+        assert abs(flat[str(pick)] - evaluate(child, side)) < 1e-12
+    assert len({round(values[str(p)], 9) for p in picks}) > 1  # looking through tells the groups apart

@@ -238,9 +238,9 @@ def test_a_greedy_order_out_of_time_gives_way_to_the_plans_posture(monkeypatch):
     cut = []
     ranked = GreedyPolicy.ranked
 
-    def spy(self, world):
+    def spy(self, world, **options):
         try:
-            return ranked(self, world)
+            return ranked(self, world, **options)
         except OutOfTime:
             cut.append(world)
             raise
@@ -252,3 +252,29 @@ def test_a_greedy_order_out_of_time_gives_way_to_the_plans_posture(monkeypatch):
     player._began = time.perf_counter()  # with the time there, the look-ahead runs to the end
     assert state.is_legal(player._complete(state, state.current_player()))
     assert len(cut) == 1
+
+
+def test_a_greedy_plan_cut_short_before_its_first_order_stays_the_anchor():
+    """Out of time before the greedy choice has given one order, the greedy plan is still kept
+    (empty: the greedy choice makes every order when it is played), so the search keeps its
+    anchor; a posture's plan with nothing recorded is dropped, as before."""
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.macro import OutOfTime
+    from agent.search.policy import BALANCED, PosturePolicy
+
+    state = _decision(MAPS / "chq_saint_aubin.json", skip=8)
+    search = MacroSearch(state.current_player(), np.random.default_rng(0))
+    world = search.world(state)
+    search.sim.deadline = time.perf_counter() - 1.0
+    for policy, kept in ((GreedyPolicy(np.random.default_rng(0), check=search.sim.check), 1),
+                         (PosturePolicy(BALANCED), 0)):
+        search.sim.partials = []
+        with pytest.raises(OutOfTime):
+            search.sim.record_plan(world, search.side, policy, source="test")
+        assert len(search.sim.partials) == kept
+    greedy = GreedyPolicy(np.random.default_rng(0), check=search.sim.check)
+    search.sim.partials = []
+    with pytest.raises(OutOfTime):
+        search.sim.record_plan(world, search.side, greedy, source="greedy")
+    plan = search.sim.partials[0]
+    assert plan.steps == () and plan.follow == "greedy" and plan.source == "greedy"

@@ -15,8 +15,8 @@ The player is one step, as the issue defines it: the baseline the AI must beat. 
 the AI's search uses also *looks through* an order that only picks who acts next (CHQ's
 group): such an order changes nothing at once, so one step alone would choose the group by
 posture, not by what the group can then do; looked through, it is worth the best order it
-opens. With it the AI beat the one-step player 26-4-10 on the CHQ maps, where it had
-scored 24-1-15 without it (same seeds; ``experiments/tournament.py``, README).
+opens. With it the AI scored 25-3-12 against the one-step player on the CHQ maps, 24-1-15
+without it (same seeds; ``experiments/tournament.py``, README).
 
 Examples
 --------

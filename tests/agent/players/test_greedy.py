@@ -16,8 +16,8 @@ from .test_search_crafted import smoke_position
 MAPS = Path(__file__).resolve().parents[3] / "maps"
 
 
-def _fire_decision():
-    """A CHQ state where the side to move may fire (chance follows the fire at once)."""
+def _first_decision(wanted, what: str):
+    """The first decision of a seeded random CHQ game for which ``wanted(state)`` holds."""
     state = load_scenario(MAPS / "chq_smoke_advance.json").new_game(seed=4)
     player = RandomPlayer(4)
     for _ in range(3000):
@@ -26,10 +26,15 @@ def _fire_decision():
         if state.is_chance_node():
             state.apply_action(state.sample_chance())
             continue
-        if any(isinstance(a, Fire) for a in state.legal_actions()):
+        if wanted(state):
             return state
         state.apply_action(player.act(state))
-    raise AssertionError("no fire decision found")
+    raise AssertionError(f"no {what} found")
+
+
+def _fire_decision():
+    """A CHQ state where the side to move may fire (chance follows the fire at once)."""
+    return _first_decision(lambda state: any(isinstance(a, Fire) for a in state.legal_actions()), "fire decision")
 
 
 def test_greedy_is_legal_and_deterministic():
@@ -119,25 +124,16 @@ def test_the_evaluation_scale_stretches_the_squashing_by_its_factor():
     assert abs(evaluate(state, side, Weights(scale=2.0))) < abs(evaluate(state, side))
 
 
+def _opens_fire(state, action) -> bool:
+    child = state.clone()
+    child.apply_action(action)
+    return not child.is_chance_node() and any(isinstance(a, Fire) for a in child.legal_actions())
+
+
 def _group_pick_opening_fire():
-    """A CHQ world where the side to move picks a group, and some group may then fire."""
-    state = load_scenario(MAPS / "chq_smoke_advance.json").new_game(seed=4)
-    player = RandomPlayer(4)
-    for _ in range(3000):
-        if state.is_terminal():
-            break
-        if state.is_chance_node():
-            state.apply_action(state.sample_chance())
-            continue
-        actions = state.legal_actions()
-        for action in actions:
-            if state.action_kind(action) == "group":
-                child = state.clone()
-                child.apply_action(action)
-                if not child.is_chance_node() and any(isinstance(a, Fire) for a in child.legal_actions()):
-                    return state
-        state.apply_action(player.act(state))
-    raise AssertionError("no group pick that opens a fire found")
+    """A CHQ state where the side to move picks a group, and some group may then fire."""
+    return _first_decision(lambda state: any(state.action_kind(a) == "group" and _opens_fire(state, a)
+                                             for a in state.legal_actions()), "group pick that opens a fire")
 
 
 def test_the_search_greedy_values_a_group_pick_by_the_best_order_it_opens():

@@ -266,15 +266,13 @@ def test_a_greedy_plan_cut_short_before_its_first_order_stays_the_anchor():
     search = MacroSearch(state.current_player(), np.random.default_rng(0))
     world = search.world(state)
     search.sim.deadline = time.perf_counter() - 1.0
-    for policy, kept in ((GreedyPolicy(np.random.default_rng(0), check=search.sim.check), 1),
-                         (PosturePolicy(BALANCED), 0)):
+    partials = {}
+    for name, policy in (("greedy", GreedyPolicy(np.random.default_rng(0), check=search.sim.check)),
+                         ("movement", PosturePolicy(BALANCED))):
         search.sim.partials = []
         with pytest.raises(OutOfTime):
-            search.sim.record_plan(world, search.side, policy, source="test")
-        assert len(search.sim.partials) == kept
-    greedy = GreedyPolicy(np.random.default_rng(0), check=search.sim.check)
-    search.sim.partials = []
-    with pytest.raises(OutOfTime):
-        search.sim.record_plan(world, search.side, greedy, source="greedy")
-    plan = search.sim.partials[0]
+            search.sim.record_plan(world, search.side, policy, source=name)
+        partials[name] = search.sim.partials
+    assert partials["movement"] == []
+    [plan] = partials["greedy"]
     assert plan.steps == () and plan.follow == "greedy" and plan.source == "greedy"

@@ -39,7 +39,7 @@ import statistics
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,6 +62,8 @@ class Task:
     game: int
     seed: int
     time_per_decision: float
+    replan: str = "scope"  # the AI's: search once per scope, or at every order
+    search: tuple[tuple[str, object], ...] = ()  # the AI's SearchConfig fields changed from the defaults
 
 
 @dataclass
@@ -83,15 +85,16 @@ class Outcome:
     ai_slow: int = 0  # the AI's orders over budget + 20%, searched or not
 
 
-def make_player(name: str, seed: int, time_per_decision: float):
+def make_player(name: str, seed: int, time_per_decision: float, replan: str = "scope", search=()):
     from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
+    from agent.search import SearchConfig
 
     if name == "random":
         return RandomPlayer(seed)
     if name == "greedy":
         return GreedyPlayer(seed)
     if name == "ai":
-        return SearchPlayer(seed, time_per_decision=time_per_decision)
+        return SearchPlayer(seed, time_per_decision=time_per_decision, replan=replan, config=SearchConfig(**dict(search)))
     if name == "openspiel-mcts":
         from agent.players import OpenSpielMCTSPlayer
 
@@ -106,8 +109,8 @@ def play(task: Task) -> Outcome:
     scenario = load_scenario(ROOT / "maps" / f"{task.map}.json")
     sides = [s.id for s in scenario.sides]
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
-    first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision)
-    second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision)
+    first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search)
+    second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search)
     players = {mine: _Timed(first), theirs: _Timed(second)}
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players)
@@ -137,13 +140,43 @@ class _Timed:
             self.times.append(time.perf_counter() - start)
 
 
-def tasks_for(maps, pairs, games: int, time_per_decision: float) -> list[Task]:
+def search_options(pairs) -> tuple[tuple[str, object], ...]:
+    """``FIELD=VALUE`` strings as SearchConfig fields, each value read as its default's type
+    (a tuple field as comma-separated names); ValueError names the first that is wrong."""
+    from agent.search import SearchConfig
+
+    defaults = {f.name: getattr(SearchConfig(), f.name) for f in fields(SearchConfig)}
+    out = []
+    for text in pairs:
+        name, sep, value = text.partition("=")
+        if not sep or name not in defaults or name == "weights":
+            known = ", ".join(n for n in defaults if n != "weights")
+            raise ValueError(f"--search {text!r}: expected FIELD=VALUE with FIELD one of {known}")
+        default = defaults[name]
+        try:
+            if isinstance(default, bool):
+                if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
+                    raise ValueError(value)
+                parsed = value.lower() in ("true", "yes", "1")
+            elif isinstance(default, tuple):
+                parsed = tuple(v for v in value.split(",") if v)
+            elif default is None or isinstance(default, str):
+                parsed = None if value.lower() == "none" else value
+            else:
+                parsed = type(default)(value)
+        except ValueError:
+            raise ValueError(f"--search {text!r}: {name} takes a {type(default).__name__} like {default!r}") from None
+        out.append((name, parsed))
+    return tuple(out)
+
+
+def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "scope", search=()) -> list[Task]:
     out = []
     for m in maps:
         for first, second in pairs:
             for side in (0, 1):
                 for g in range(games):
-                    out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision))
+                    out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search)))
     # the slow games first, so that the workers finish together
     weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
@@ -302,6 +335,10 @@ def main(argv=None) -> int:
     parser.add_argument("--players", nargs="*", default=list(PLAYERS), help=f"among {', '.join(PLAYERS)}")
     parser.add_argument("--pairs", nargs="*", default=None, help="only these pairs, as first:second (e.g. ai:random)")
     parser.add_argument("--time-per-decision", type=float, default=1.0, help="seconds per decision for ai and openspiel-mcts")
+    parser.add_argument("--replan", choices=("scope", "always"), default="scope",
+                        help="the AI searches once per scope and follows its plan (default), or at every order")
+    parser.add_argument("--search", nargs="*", default=[], metavar="FIELD=VALUE",
+                        help="the AI's search settings changed from the defaults (SearchConfig fields, e.g. anchor_z=2)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
     args = parser.parse_args(argv)
@@ -314,7 +351,11 @@ def main(argv=None) -> int:
         pairs = [tuple(p.split(":")) for p in args.pairs]
     else:
         pairs = [tuple(sorted(p, key=order.get)) for p in itertools.combinations(args.players, 2)]
-    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision)
+    try:
+        search = search_options(args.search)
+    except ValueError as error:
+        parser.error(str(error))
+    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search)
     console = Console(stderr=True)
     console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
                   f"{args.time_per_decision:g} s per decision; {args.workers} workers")

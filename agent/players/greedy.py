@@ -72,6 +72,7 @@ class GreedyPolicy:
         self.artillery_top = artillery_top
         self.weights = weights
         self.last: list[tuple[Hashable, float]] = []
+        self.ranking: list[tuple[float, Hashable]] = []  # (value, action) of the last choice, best first
 
     def ranked(self, world: GameState, *, look: bool = True, branches: int | None = None) -> list[tuple[float, Hashable]]:
         """(value, action) of the shortlisted actions, best first (ties: posture score, then order);
@@ -113,8 +114,10 @@ class GreedyPolicy:
     def choose(self, world: GameState) -> tuple[Hashable, str]:
         actions = world.legal_actions()
         if len(actions) == 1:
+            self.ranking = []
             return actions[0], "the only order possible"
-        value, action = self.ranked(world)[0]
+        self.ranking = self.ranked(world)
+        value, action = self.ranking[0]
         return action, f"greedy: best one-step expected value {value:+.3f}"
 
     def expected(self, state: GameState, side: str, branches: int) -> float:

@@ -30,7 +30,8 @@ Each simulation:
 
 The search is anytime: with a time budget it stops at the deadline (a simulation in flight is
 abandoned) and returns the best surviving plan; with an iteration budget and a seed it is
-deterministic.
+deterministic. A lone candidate gets only ``lone_rounds`` simulations, for its value: there is
+nothing to choose, and the time is the player's.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class SearchConfig:
     anchor: str | None = "greedy"  # the source of the plan others must beat in a paired test (None: none)
     anchor_z: float = 1.0
     anchor_margin: float = 0.01
+    alternatives: int = 0  # plans opening with the greedy ranking's next orders (default sources)
+    lone_rounds: int = 4  # simulations for a lone candidate: enough for its value, nothing to choose
 
 
 @dataclass
@@ -113,7 +116,7 @@ class MacroSearch:
                  config: SearchConfig = SearchConfig()):
         self.side = side
         self.rng = rng
-        self.sources = list(default_sources() if sources is None else sources)
+        self.sources = list(default_sources(config.alternatives) if sources is None else sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)
         policy = PosturePolicy(BALANCED)
@@ -167,6 +170,8 @@ class MacroSearch:
         try:
             while iterations is None or done < iterations:
                 if seconds is None and iterations is None:
+                    break
+                if len(root.edges) == 1 and done >= self.config.lone_rounds:
                     break
                 if self.config.halving:
                     for edge in ([anchor] if anchor is not None else []) + survivors:

@@ -27,6 +27,7 @@ import numpy as np
 
 from engine.game import GameState
 
+from ..players.base import PlannedAction
 from .macro import Plan, Simulator
 from .policy import POSTURES, PosturePolicy
 
@@ -93,19 +94,62 @@ class MovementSource:
 class GreedySource:
     """The greedy plan: the best one-step expected value at each decision of the scope
     (:class:`agent.players.greedy.GreedyPolicy`), so the search always weighs what a careful
-    one-step player would do against the other plans."""
+    one-step player would do against the other plans.
+
+    With ``alternatives``, also plans that first give one of the next best orders of the greedy
+    ranking (at most that many, valued within ``margin`` of the best) and then the greedy plan's
+    orders that are still legal: the rollout algorithm's candidates (Bertsekas), which settle by
+    simulation what one step cannot tell apart. Each differs from the greedy plan in about one
+    order, so in the paired test against it (same worlds, same dice) the difference is that
+    order's, not the dice's.
+    """
 
     name = "greedy"
 
-    def __init__(self, **options):
+    def __init__(self, alternatives: int = 0, margin: float = 0.1, **options):
+        self.alternatives = alternatives
+        self.margin = margin
         self.options = options
 
     def plans(self, world, side, simulator, rng):
         from agent.players.greedy import GreedyPolicy
 
-        policy = GreedyPolicy(rng, check=simulator.check, **self.options)
-        return [simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
-                                      source=self.name)]
+        policy = _FirstRanking(GreedyPolicy(rng, check=simulator.check, **self.options))
+        greedy = simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
+                                       source=self.name)
+        return [greedy] + self._alternatives(greedy, policy.first)
+
+    def _alternatives(self, greedy: Plan, ranking) -> list[Plan]:
+        if not self.alternatives or not ranking or not greedy.steps or greedy.steps[0].action != ranking[0][1]:
+            return []
+        best = ranking[0][0]
+        out = []
+        for rank, (value, action) in enumerate(ranking[1:], start=2):
+            if len(out) >= self.alternatives or value < best - self.margin:
+                break
+            reason = f"greedy's order #{rank}: one-step expected value {value:+.3f} against {best:+.3f}"
+            steps = (PlannedAction(action, reason),) + greedy.steps
+            out.append(Plan(steps, f"greedy, first {action} (its #{rank})", "greedy alternative", greedy.posture,
+                            follow="greedy"))
+        return out
+
+
+class _FirstRanking:
+    """The greedy choice, keeping its ranking of the first decision it makes (empty when that
+    decision had one order only)."""
+
+    follow = "greedy"
+
+    def __init__(self, policy):
+        self.policy = policy
+        self.posture = policy.posture
+        self.first = None
+
+    def choose(self, world):
+        choice = self.policy.choose(world)
+        if self.first is None:
+            self.first = list(self.policy.ranking)
+        return choice
 
 
 class FireSource:
@@ -300,11 +344,11 @@ class PlannerBarrageSource:
                                       label="barrage planner: rounds x batteries x Blinds by belief", source=self.name)]
 
 
-def default_sources() -> list[PlanSource]:
-    """The greedy plan (the search's anchor), the balanced posture's plan, fire plans, smoke
-    plans, the barrage planner, the other movement options and the fire planner's plan: in that
-    order, as far as the time for candidates allows."""
-    return [GreedySource(), MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(),
+def default_sources(alternatives: int = 0) -> list[PlanSource]:
+    """The greedy plan (the search's anchor) and its ``alternatives``, the balanced posture's
+    plan, fire plans, smoke plans, the barrage planner, the other movement options and the fire
+    planner's plan: in that order, as far as the time for candidates allows."""
+    return [GreedySource(alternatives), MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(),
             MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]
 
 

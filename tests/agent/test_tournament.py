@@ -23,3 +23,27 @@ def test_both_games_of_a_duplicate_pair_share_the_seed_and_games_do_not():
         per_map.setdefault(name, []).append(next(iter(pair))[1])
     assert all(len(set(s)) == 3 for s in per_map.values())
 
+
+
+def test_search_settings_are_read_as_the_types_of_their_defaults():
+    options = tournament().search_options(["anchor_z=2", "halving=no", "enemy_postures=balanced,hold", "anchor=none",
+                                           "alternatives=3"])
+    assert options == (("anchor_z", 2.0), ("halving", False), ("enemy_postures", ("balanced", "hold")),
+                       ("anchor", None), ("alternatives", 3))
+
+
+def test_a_wrong_search_setting_is_named():
+    import pytest
+
+    for text, named in (("depth=3", "FIELD one of"), ("anchor_z=high", "anchor_z takes a float"),
+                        ("halving=maybe", "halving takes a bool"), ("anchor_z", "FIELD=VALUE")):
+        with pytest.raises(ValueError, match=named):
+            tournament().search_options([text])
+
+
+def test_the_ai_of_a_task_plays_with_its_replan_and_search_settings():
+    module = tournament()
+    [task, *_] = module.tasks_for(["met_le_mesnil"], [("ai", "greedy")], 1, 0.5, "always", (("alternatives", 2),))
+    assert task.replan == "always" and task.search == (("alternatives", 2),)
+    ai = module.make_player("ai", 1, task.time_per_decision, task.replan, task.search)
+    assert ai.replan == "always" and ai.config.alternatives == 2 and ai.time_per_decision == 0.5

@@ -42,7 +42,8 @@ def test_search_is_deterministic_for_a_seed(name, skip):
     second = SearchPlayer(seed=7, iterations=12, time_per_decision=None)
     assert _plan_text(first, state) == _plan_text(second, state)
     assert [(p.actions, v) for p, v, _ in first.last.candidates] == [(p.actions, v) for p, v, _ in second.last.candidates]
-    assert first.last.iterations == 12
+    alone = len(first.last.candidates) == 1  # a lone plan is simulated only for its value
+    assert first.last.iterations == (SearchConfig().lone_rounds if alone else 12)
 
 
 def test_search_leaves_the_state_alone():
@@ -276,3 +277,16 @@ def test_a_greedy_plan_cut_short_before_its_first_order_stays_the_anchor():
     assert partials["movement"] == []
     [plan] = partials["greedy"]
     assert plan.steps == () and plan.follow == "greedy" and plan.source == "greedy"
+
+
+def test_a_lone_candidate_is_simulated_only_for_its_value():
+    """With one plan there is nothing to choose: the search stops after ``lone_rounds``
+    simulations, well inside its budget, instead of simulating the one plan for a second."""
+    from agent.search.sources import GreedySource
+
+    state = _decision(MAPS / "met_calm_bocage.json", skip=2)
+    search = MacroSearch(state.current_player(), np.random.default_rng(0), sources=[GreedySource()],
+                         config=SearchConfig(lone_rounds=3))
+    result = search.run(state, iterations=50, seconds=None)
+    assert len(result.candidates) == 1
+    assert result.iterations == 3 and result.candidates[0][1] == 3

@@ -8,7 +8,7 @@ from the observation. Plans are closed-loop by default (``SearchConfig.closed_lo
 player plays the plan's forced orders (smoke, fire missions) as soon as each is legal and makes
 every other decision with the plan's policy (its posture, or the greedy choice) in a world
 drawn from the observation of the position reached, as the search simulated it. No order takes
-more than its budget: the order that searched plays a greedy plan's first order as the search
+more than its budget: the order that searched plays the plan's first order as the search
 recorded it rather than looking again, and a later greedy look-ahead that runs out of the
 order's time gives way to the plan's posture. Everything the search looks at is a world drawn from
 ``state.observation(side)``: the true state is only asked whether an order is legal.
@@ -108,7 +108,7 @@ class SearchPlayer(Player):
         if action is not None:
             return action
         if searched:  # the search has had this order's time: the plan's own first order, if it stands
-            action = self._first_greedy_order(state)
+            action = self._first_recorded_order(state)
             if action is not None:
                 return action
         return self._complete(state, side)
@@ -157,12 +157,12 @@ class SearchPlayer(Player):
                 return action
         return None
 
-    def _first_greedy_order(self, state: GameState) -> Hashable | None:
-        """A greedy plan's first order, chosen as the search recorded the plan (the greedy
-        choice in the search's first world), when it is legal: looking again would spend a
-        second budget on the same decision."""
+    def _first_recorded_order(self, state: GameState) -> Hashable | None:
+        """The plan's first order as the search recorded it (its policy's choice in the search's
+        first world), when it is legal: looking again would spend a second budget on the same
+        decision."""
         plan = self._plan
-        if plan is None or plan.follow != "greedy" or not plan.steps:
+        if plan is None or not plan.steps:
             return None
         action = plan.steps[0].action
         return action if state.is_legal(action) else None

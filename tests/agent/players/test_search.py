@@ -229,6 +229,21 @@ def test_the_order_that_searched_plays_the_greedy_plans_recorded_first_order():
     assert action == player.last.plan.steps[0].action
 
 
+def test_the_order_that_searched_plays_a_posture_plans_recorded_first_order_too(monkeypatch):
+    """Whatever plan wins, the order that searched does not look again: the posture's order
+    recorded in the search's first world is played, and no world is drawn for a second look."""
+    from agent.search.sources import MovementSource
+
+    state = _decision(MAPS / "chq_saint_aubin.json", skip=3)
+    player = SearchPlayer(seed=3, iterations=2, time_per_decision=None, sources=[MovementSource(("hold",))],
+                          config=SearchConfig(anchor=None))
+    looked_again = []
+    monkeypatch.setattr(SearchPlayer, "_complete", lambda self, *a: looked_again.append(a))
+    action = player.act(state)
+    assert player.last.plan.source == "movement" and player.last.plan.follow == "posture"
+    assert action == player.last.plan.steps[0].action and not looked_again
+
+
 def test_a_greedy_order_out_of_time_gives_way_to_the_plans_posture(monkeypatch):
     from agent.players.greedy import GreedyPolicy
     from agent.search.macro import OutOfTime, Plan

@@ -27,6 +27,11 @@ the longest and how many ran over budget + 20%. Written to ``--out``: ``games.cs
 ``win_rates.png`` and ``decision_times.png``. Games run in ``--workers`` processes; progress
 is shown with rich.
 
+A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets fields of its
+:class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``), ``--replan always``
+makes it search at every order; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
+check a change on games it was not chosen on.
+
 Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
 """
 
@@ -170,12 +175,13 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
     return tuple(out)
 
 
-def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "scope", search=()) -> list[Task]:
+def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "scope", search=(),
+              first_game: int = 0) -> list[Task]:
     out = []
     for m in maps:
         for first, second in pairs:
             for side in (0, 1):
-                for g in range(games):
+                for g in range(first_game, first_game + games):
                     out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search)))
     # the slow games first, so that the workers finish together
     weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
@@ -331,6 +337,8 @@ def main(argv=None) -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=2, help="games per side for each pair and map")
+    parser.add_argument("--first-game", type=int, default=0,
+                        help="number of the first game (its seed is 1000 x N + 1): fresh seeds to validate a change on")
     parser.add_argument("--maps", nargs="*", default=None, help="map names (default: every map)")
     parser.add_argument("--players", nargs="*", default=list(PLAYERS), help=f"among {', '.join(PLAYERS)}")
     parser.add_argument("--pairs", nargs="*", default=None, help="only these pairs, as first:second (e.g. ai:random)")
@@ -355,7 +363,7 @@ def main(argv=None) -> int:
         search = search_options(args.search)
     except ValueError as error:
         parser.error(str(error))
-    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search)
+    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game)
     console = Console(stderr=True)
     console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
                   f"{args.time_per_decision:g} s per decision; {args.workers} workers")

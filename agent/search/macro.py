@@ -27,7 +27,7 @@ from ..players.base import PlannedAction
 from .chance import ChanceResolver
 from .policy import BALANCED, Posture, PosturePolicy
 
-__all__ = ["Plan", "OutOfTime", "Simulator", "plan_policy"]
+__all__ = ["Plan", "OutOfTime", "Replay", "Simulator", "plan_policy"]
 
 
 class OutOfTime(Exception):
@@ -64,6 +64,26 @@ def plan_policy(plan: Plan, rng, check=None):
 
         return GreedyPolicy(rng, check=check)
     return PosturePolicy(plan.posture)
+
+
+class Replay:
+    """Plays recorded orders in turn, each if it is still legal, then ``posture`` finishes the
+    scope; ``follow`` is who decides a plan recorded with it after the orders run out."""
+
+    def __init__(self, steps: Sequence[PlannedAction], posture: Posture = BALANCED, follow: str = "posture"):
+        self.steps = list(steps)
+        self.posture = posture
+        self.follow = follow
+        self._cursor = 0
+        self._completion = PosturePolicy(posture)
+
+    def choose(self, world: GameState) -> tuple[Hashable, str]:
+        while self._cursor < len(self.steps):
+            step = self.steps[self._cursor]
+            self._cursor += 1
+            if world.is_legal(step.action):
+                return step.action, step.reason
+        return self._completion.choose(world)
 
 
 class Simulator:
@@ -154,19 +174,7 @@ class Simulator:
             policy = plan_policy(plan, self.chance.rng, self.check)
             self.play_scope(state, owner, policy.choose, forced=plan.forced, stream=stream, visit=visit)
             return
-        steps = list(plan.steps)
-        cursor = [0]
-        completion = PosturePolicy(plan.posture)
-
-        def choose(world: GameState):
-            while cursor[0] < len(steps):
-                step = steps[cursor[0]]
-                cursor[0] += 1
-                if world.is_legal(step.action):
-                    return step.action, step.reason
-            return completion.choose(world)
-
-        self.play_scope(state, owner, choose, stream=stream, visit=visit)
+        self.play_scope(state, owner, Replay(plan.steps, plan.posture).choose, stream=stream, visit=visit)
 
     def record_plan(self, world: GameState, owner: str, policy: PosturePolicy, *, forced: Sequence[Hashable] = (),
                     label: str = "", source: str = "") -> Plan:

@@ -5,7 +5,8 @@ the player's scopes and proposes a few :class:`~agent.search.macro.Plan` values.
 in: anything with a ``name`` and ``plans(world, side, simulator, rng) -> list[Plan]`` will do,
 so the fire and smoke planners join the search as sources. The built-in ones:
 
-- :class:`GreedySource`: the greedy player's plan (one-step exact expectation per order).
+- :class:`GreedySource`: the greedy player's plan (one-step exact expectation per order), and
+  plans that open with the greedy ranking's next best orders instead (its alternatives).
 - :class:`MovementSource`: one plan per posture (advance along the route to the objectives,
   assault, take cover, hold, withdraw), built from the engine's legal actions.
 - :class:`FireSource`: the best artillery missions by exact expected effect (the ruleset's
@@ -28,7 +29,7 @@ import numpy as np
 from engine.game import GameState
 
 from ..players.base import PlannedAction
-from .macro import Plan, Simulator
+from .macro import Plan, Replay, Simulator
 from .policy import POSTURES, PosturePolicy
 
 __all__ = [
@@ -117,9 +118,9 @@ class GreedySource:
         policy = _FirstRanking(GreedyPolicy(rng, check=simulator.check, **self.options))
         greedy = simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
                                        source=self.name)
-        return [greedy] + self._alternatives(greedy, policy.first)
+        return [greedy] + self._alternatives(world, side, simulator, greedy, policy.first)
 
-    def _alternatives(self, greedy: Plan, ranking) -> list[Plan]:
+    def _alternatives(self, world, side, simulator, greedy: Plan, ranking) -> list[Plan]:
         if not self.alternatives or not ranking or not greedy.steps or greedy.steps[0].action != ranking[0][1]:
             return []
         best = ranking[0][0]
@@ -128,9 +129,9 @@ class GreedySource:
             if len(out) >= self.alternatives or value < best - self.margin:
                 break
             reason = f"greedy's order #{rank}: one-step expected value {value:+.3f} against {best:+.3f}"
-            steps = (PlannedAction(action, reason),) + greedy.steps
-            out.append(Plan(steps, f"greedy, first {action} (its #{rank})", "greedy alternative", greedy.posture,
-                            follow="greedy"))
+            replay = Replay((PlannedAction(action, reason),) + greedy.steps, greedy.posture, follow="greedy")
+            out.append(simulator.record_plan(world, side, replay, label=f"greedy, first {action} (its #{rank})",
+                                             source="greedy alternative"))
         return out
 
 

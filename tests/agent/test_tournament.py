@@ -47,3 +47,11 @@ def test_the_ai_of_a_task_plays_with_its_replan_and_search_settings():
     assert task.replan == "always" and task.search == (("alternatives", 2),)
     ai = module.make_player("ai", 1, task.time_per_decision, task.replan, task.search)
     assert ai.replan == "always" and ai.config.alternatives == 2 and ai.time_per_decision == 0.5
+
+
+def test_later_games_bring_fresh_seeds():
+    module = tournament()
+    first = {t.seed for t in module.tasks_for(["met_le_mesnil"], [("ai", "greedy")], 3, 1.0)}
+    later = module.tasks_for(["met_le_mesnil"], [("ai", "greedy")], 3, 1.0, first_game=3)
+    assert sorted({t.game for t in later}) == [3, 4, 5]
+    assert not first & {t.seed for t in later}

@@ -20,9 +20,10 @@ Each simulation:
    alone must not pull the AI below it. Beside it stand its ``alternatives``: plans that open
    with the greedy ranking's next best orders and then play the greedy plan (the rollout
    algorithm's candidates). They differ from the anchor in about one order, so the paired test
-   tells them apart in few simulations where whole-scope postures differ by too much noise:
-   with two of them the AI went better in 22 and worse in 7 of 80 paired games against the
-   greedy player (README). Deeper nodes (the enemy's reply, then ours)
+   tells them apart in few simulations where whole-scope postures differ by too much noise.
+   They are halved among themselves, so that they do not crowd the planners' plans out of
+   the comparison (on chq_blind_barrage they pushed the barrage planner's plan out at round
+   2). Deeper nodes (the enemy's reply, then ours)
    are expanded, with their owner's candidates made in the world that reaches them, once
    their edge has ``expand_after`` visits, and chosen by UCB1 on the owner's mean value.
    Chance nodes are stratified where small and sampled where large
@@ -53,7 +54,7 @@ from .chance import ChanceResolver, expected_leaf
 from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
 from .policy import BALANCED, PosturePolicy
-from .sources import MovementSource, PlanSource, default_sources, unique
+from .sources import ALTERNATIVE, MovementSource, PlanSource, default_sources, unique
 
 __all__ = ["SearchConfig", "SearchResult", "PlanStats", "MacroSearch"]
 
@@ -185,9 +186,8 @@ class MacroSearch:
                         self._iterate(state, root, base, rounds, forced=edge)
                         done += 1
                     rounds += 1
-                    if len(survivors) > 2 and rounds & (rounds - 1) == 0 and rounds >= 2:
-                        survivors.sort(key=lambda e: -e.mean)
-                        survivors = survivors[: max(2, math.ceil(len(survivors) / 2))]
+                    if rounds & (rounds - 1) == 0 and rounds >= 2:
+                        survivors = _halved(survivors)
                 else:
                     self._iterate(state, root, base, done)
                     done += 1
@@ -267,3 +267,16 @@ class MacroSearch:
             edge.visits += 1
             edge.total += signed
             n.visits += 1
+
+
+def _halved(survivors: list[PlanStats]) -> list[PlanStats]:
+    """The better half of the challengers (at least two), the greedy plan's alternatives halved
+    among themselves (at least one): they are near copies of the anchor and would otherwise
+    crowd the planners' plans out of the comparison early."""
+    alternatives = [e for e in survivors if e.plan.source == ALTERNATIVE]
+    others = [e for e in survivors if e.plan.source != ALTERNATIVE]
+    kept = []
+    for pool, floor in ((others, 2), (alternatives, 1)):
+        pool = sorted(pool, key=lambda e: -e.mean)
+        kept.extend(pool[: max(floor, math.ceil(len(pool) / 2))])
+    return kept

@@ -45,6 +45,10 @@ __all__ = [
 ]
 
 
+#: The source named by the greedy plan's alternatives (:class:`GreedySource`).
+ALTERNATIVE = "greedy alternative"
+
+
 class PlanSource(Protocol):
     name: str
 
@@ -130,8 +134,8 @@ class GreedySource:
                 break
             reason = f"greedy's order #{rank}: one-step expected value {value:+.3f} against {best:+.3f}"
             replay = Replay((PlannedAction(action, reason),) + greedy.steps, greedy.posture, follow="greedy")
-            out.append(simulator.record_plan(world, side, replay, label=f"greedy, first {action} (its #{rank})",
-                                             source="greedy alternative"))
+            out.append(simulator.record_plan(world, side, replay, label=f"greedy, opening with {action} (its order #{rank})",
+                                             source=ALTERNATIVE))
         return out
 
 

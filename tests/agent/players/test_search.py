@@ -305,3 +305,21 @@ def test_a_lone_candidate_is_simulated_only_for_its_value():
     result = search.run(state, iterations=50, seconds=None)
     assert len(result.candidates) == 1
     assert result.iterations == 3 and result.candidates[0][1] == 3
+
+
+def test_the_greedy_plans_alternatives_are_halved_among_themselves():
+    """Halving keeps the better half of the planners' plans (at least two) and of the greedy
+    plan's alternatives (at least one) apart: near copies of the anchor must not push the
+    planners' plans out."""
+    from agent.search.macro import Plan
+    from agent.search.mcts import PlanStats, _halved
+    from agent.search.sources import ALTERNATIVE
+
+    def stats(source, mean, label):
+        return PlanStats(Plan((), label, source), visits=2, total=2 * mean)
+
+    alternatives = [stats(ALTERNATIVE, 0.30, "a1"), stats(ALTERNATIVE, 0.20, "a2"), stats(ALTERNATIVE, 0.25, "a3")]
+    planners = [stats("barrage planner", -0.10, "p1"), stats("movement", -0.20, "p2"), stats("fire", -0.30, "p3")]
+    kept = {e.plan.label for e in _halved(alternatives + planners)}
+    assert kept == {"a1", "a3", "p1", "p2"}
+    assert {e.plan.label for e in _halved(alternatives[:1] + planners[:2])} == {"a1", "p1", "p2"}

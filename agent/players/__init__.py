@@ -1,7 +1,8 @@
 """Players: one interface (``act(state) -> action``, ``plan(state)``), several strengths.
 
 ``RandomPlayer`` (uniform), ``GreedyPlayer`` (best one-step expected value), ``SearchPlayer``
-(the AI: MCTS over whole-scope plans; also ``AIPlayer``) and, with the ``openspiel`` extra,
+(the AI: MCTS over whole-scope plans; also ``AIPlayer``), ``PosturePlayer`` (one plain way of
+fighting, no search) and, with the ``openspiel`` extra,
 ``OpenSpielMCTSPlayer`` (OpenSpiel's MCTSBot as a peer). The last three load on first use, so
 that :mod:`agent.search` and the players can import each other's parts.
 """
@@ -9,12 +10,14 @@ that :mod:`agent.search` and the players can import each other's parts.
 from .base import PlannedAction, Player
 from .random_player import RandomPlayer
 
-__all__ = ["Player", "PlannedAction", "RandomPlayer", "GreedyPlayer", "SearchPlayer", "AIPlayer", "OpenSpielMCTSPlayer"]
+__all__ = ["Player", "PlannedAction", "RandomPlayer", "GreedyPlayer", "SearchPlayer", "AIPlayer", "PosturePlayer",
+           "OpenSpielMCTSPlayer"]
 
 _LAZY = {
     "GreedyPlayer": ("agent.players.greedy", "GreedyPlayer"),
     "SearchPlayer": ("agent.players.search", "SearchPlayer"),
     "AIPlayer": ("agent.players.search", "AIPlayer"),
+    "PosturePlayer": ("agent.players.posture", "PosturePlayer"),
     "OpenSpielMCTSPlayer": ("agent.openspiel_adapter", "OpenSpielMCTSPlayer"),
 }
 

@@ -42,7 +42,7 @@ from ..search.macro import Simulator
 from ..search.policy import BALANCED, PosturePolicy, action_score
 from .base import PlannedAction, Player
 
-__all__ = ["GreedyPlayer", "GreedyPolicy"]
+__all__ = ["GreedyPlayer", "GreedyPolicy", "observed_world"]
 
 #: Ranks artillery and smoke for the shortlist, and breaks ties.
 _RANKING = replace(BALANCED, artillery=True)
@@ -50,6 +50,16 @@ _RANKING = replace(BALANCED, artillery=True)
 #: Kinds of order that only pick who acts next: the search's greedy choice values one by the
 #: best order it opens.
 PICKS = ("group",)
+
+
+def observed_world(state: GameState, side: str, rng: np.random.Generator) -> GameState:
+    """A world drawn from ``side``'s observation of ``state`` (nothing hidden is read), played on
+    by the balanced posture to ``side``'s decision (a MET world may be put back before the
+    enemy's hidden orders)."""
+    world = state.resample_hidden(side, rng)
+    policy = PosturePolicy(BALANCED)
+    Simulator(side, ChanceResolver(rng), policy, policy).to_own_decision(world)
+    return world
 
 
 class GreedyPolicy:
@@ -182,18 +192,12 @@ class GreedyPlayer(Player):
         return [PlannedAction(action, f"best one-step expected value {value:+.3f}")]
 
     # ------------------------------------------------------------------ internals
-    def _world(self, state: GameState, side: str) -> GameState:
-        world = state.resample_hidden(side, self.rng)
-        policy = PosturePolicy(BALANCED)
-        Simulator(side, ChanceResolver(self.rng), policy, policy).to_own_decision(world)
-        return world
-
     def _choose(self, state: GameState) -> tuple[Hashable, float]:
         side = state.current_player()
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0], 0.0
-        world = self._world(state, side)
+        world = observed_world(state, side, self.rng)
         return self.policy.best_legal(world, state) or (actions[-1], 0.0)
 
     def _expected(self, state: GameState, side: str, branches: int) -> float:

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from agent.players import GreedyPlayer, RandomPlayer
+from agent.players.greedy import observed_world
 from agent.search.evaluation import evaluate
 from engine.rulesets.chq.actions import Fire
 from engine.scenario import load_scenario
@@ -60,7 +61,7 @@ def test_greedy_values_are_exact_expectations_over_the_next_chance_nodes():
     state = _fire_decision()
     side = state.current_player()
     greedy = GreedyPlayer(seed=0, enumerate_limit=10**6, max_branches=10**6)
-    world = greedy._world(state, side)
+    world = observed_world(state, side, greedy.rng)
     fire = next(a for a in world.legal_actions() if isinstance(a, Fire))
     child = world.clone()
     child.apply_action(fire)
@@ -85,10 +86,9 @@ def test_greedy_lays_smoke_before_the_enemy_fires():
 def test_greedy_reads_only_its_observation():
     """The world it looks ahead in is drawn from the observation (resample_hidden)."""
     state = load_scenario(MAPS / "met_calm_bocage.json").new_game(seed=2)
-    greedy = GreedyPlayer(seed=5)
-    world = greedy._world(state, "gb")
+    world = observed_world(state, "gb", np.random.default_rng(5))
     assert world.observation("gb") == state.observation("gb")
-    assert evaluate(world, "gb") == evaluate(GreedyPlayer(seed=5)._world(state, "gb"), "gb")
+    assert evaluate(world, "gb") == evaluate(observed_world(state, "gb", np.random.default_rng(5)), "gb")
     assert np.isfinite(evaluate(world, "gb"))
 
 

@@ -115,6 +115,7 @@ class SearchPlayer(Player):
 
     def plan(self, state: GameState) -> list[PlannedAction]:
         """The whole scope's intended orders with reasons (searched afresh), the first legal now."""
+        self._began = time.perf_counter()
         side = state.current_player()
         result = self._search(state, side, state.plan_scope(side))
         if result.plan is None:
@@ -133,12 +134,19 @@ class SearchPlayer(Player):
     def _search(self, state: GameState, side: str, scope) -> SearchResult:
         start = time.perf_counter()
         search = MacroSearch(side, self.rng, self.sources, self.config)
-        result = search.run(state, iterations=self.iterations, seconds=self.time_per_decision)
+        result = search.run(state, iterations=self.iterations, seconds=self._time_left())
         self.searches.append(time.perf_counter() - start)
         self.last = result
         self._plan, self._scope, self._cursor = result.plan, scope, 0
         self._pending = list(result.plan.forced) if result.plan is not None else []
         return result
+
+    def _time_left(self) -> float | None:
+        """The order's budget less what it has already spent (working out the legal orders of a
+        fresh position can take a tenth of a second): the search must not start the clock again."""
+        if self.time_per_decision is None:
+            return None
+        return max(0.0, self.time_per_decision - (time.perf_counter() - self._began))
 
     def _next_step(self, state: GameState) -> Hashable | None:
         if self._plan is None:

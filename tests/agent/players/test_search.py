@@ -134,6 +134,34 @@ def test_time_budget_is_anytime():
     assert player.last.iterations >= 1
 
 
+def test_the_search_gets_what_is_left_of_the_orders_budget(monkeypatch):
+    """Time spent on the order before the search (here a slow first look at the legal orders)
+    comes off the search's budget: the order's clock starts when the order is asked for."""
+    import agent.players.search as player_module
+
+    state = _decision(MAPS / "met_calm_bocage.json", skip=2)
+    given = []
+    run = MacroSearch.run
+
+    def spy(self, *args, **kwargs):
+        given.append(kwargs["seconds"])
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(player_module.MacroSearch, "run", spy)
+    slow_state = type(state)
+    legal = slow_state.legal_actions
+
+    def slow_legal(self):
+        time.sleep(0.3)
+        return legal(self)
+
+    monkeypatch.setattr(slow_state, "legal_actions", slow_legal)
+    before = time.perf_counter()
+    SearchPlayer(seed=0, time_per_decision=0.5).act(state)
+    assert len(given) == 1 and given[0] <= 0.5 - 0.3 + 1e-6
+    assert given[0] >= 0.5 - (time.perf_counter() - before)  # the budget less what was spent, no less
+
+
 def test_an_iteration_budget_runs_exactly_that_many():
     state = _decision(MAPS / "met_calm_bocage.json", skip=2)
     search = MacroSearch(state.current_player(), np.random.default_rng(0), config=SearchConfig())

@@ -89,7 +89,7 @@ class GreedyPolicy:
         ``look``: value an order of a ``look_through`` kind by the best one-step order it opens."""
         side = world.current_player()
         candidates = world.legal_actions()
-        infos = world.describe_actions(candidates)
+        infos = self._described(world, candidates)
         keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
         heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
                        key=lambda i: (-action_score(infos[i], _RANKING), i))
@@ -108,6 +108,18 @@ class GreedyPolicy:
         if look:
             self.last = [(candidates[-s[2]], s[0]) for s in scored]
         return [(value, candidates[-neg]) for value, _, neg in sorted(scored, reverse=True)]
+
+    def _described(self, world: GameState, actions: list, chunk: int = 8) -> list[dict]:
+        """``world.describe_actions(actions)``, a few at a time with ``check`` between: valuing
+        hundreds of artillery calls exactly (8 batteries x 30 targets) takes seconds, and a
+        deadline must be able to stop it."""
+        if self.check is None:
+            return world.describe_actions(actions)
+        infos: list[dict] = []
+        for start in range(0, len(actions), chunk):
+            self.check()
+            infos.extend(world.describe_actions(actions[start:start + chunk]))
+        return infos
 
     @staticmethod
     def _decides_next(state: GameState, side: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from agent.players import GreedyPlayer, RandomPlayer
 from agent.players.greedy import observed_world
@@ -163,3 +164,35 @@ def test_the_search_greedy_values_a_group_pick_by_the_best_order_it_opens():
         assert abs(values[str(pick)] - best) < 1e-12
         assert abs(flat[str(pick)] - evaluate(child, side)) < 1e-12
     assert len({round(values[str(p)], 9) for p in picks}) > 1  # looking through tells the groups apart
+
+
+def test_a_deadline_stops_the_greedy_choice_while_it_describes_the_orders(monkeypatch):
+    """Describing every order exactly can take seconds on a big board (hundreds of artillery
+    calls): the greedy choice describes a few at a time and asks its ``check`` between, so a
+    search's deadline stops it part way instead of after the whole list."""
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.macro import OutOfTime
+
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=1)
+    while state.is_chance_node():
+        state.apply_action(state.sample_chance())
+    actions = state.legal_actions()
+    assert len(actions) > 16
+    described = []
+    describe = type(state).describe_actions
+    monkeypatch.setattr(type(state), "describe_actions",
+                        lambda self, batch, detail=True: described.extend(batch) or describe(self, batch, detail))
+    calls = []
+
+    def check():
+        calls.append(1)
+        if len(calls) > 2:
+            raise OutOfTime
+
+    with pytest.raises(OutOfTime):
+        GreedyPolicy(np.random.default_rng(0), check=check).ranked(state.clone())
+    assert 0 < len(described) <= 16 < len(actions)
+    # with no deadline the same ranking describes every order once
+    described.clear()
+    GreedyPolicy(np.random.default_rng(0)).ranked(state.clone(), look=False)
+    assert len(described) >= len(actions)

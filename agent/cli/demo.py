@@ -15,7 +15,7 @@ from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
 from ..narrate import order_sentence, outcome_sentence, side_name, turn_header, turn_number
-from ..players.registry import PLAYER_NAMES, ExplainedPlayer, make_player
+from ..players.registry import ALL_PLAYERS, ExplainedPlayer, make_player
 
 __all__ = ["register", "DEFAULT_SCENARIO", "run_demo"]
 
@@ -28,7 +28,7 @@ def register(subparsers) -> None:
     parser.add_argument("--scenario", type=Path, default=DEFAULT_SCENARIO, help="a scenario file (default: %(default)s)")
     parser.add_argument("--out", type=Path, default=Path("demo-out"), metavar="DIR", help="folder for the pictures (default %(default)s)")
     parser.add_argument("--seed", type=int, default=1, help="game seed (default %(default)s)")
-    parser.add_argument("--ai", choices=PLAYER_NAMES, default="ai", help="the player on both sides (default %(default)s)")
+    parser.add_argument("--ai", choices=ALL_PLAYERS, default="ai", help="the player on both sides (default %(default)s)")
     parser.add_argument("--budget", type=float, default=0.3, metavar="SECONDS",
                         help="thinking time per search (default %(default)s)")
     parser.set_defaults(run=run)

@@ -21,7 +21,7 @@ from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
 from ..narrate import order_sentence, outcome_sentence, probability_text, side_name, turn_header, turn_number
-from ..players.registry import PLAYER_NAMES, ExplainedPlayer, make_player
+from ..players.registry import ALL_PLAYERS, ExplainedPlayer, make_player
 from ..saves import DICE_MODES, LoadedGame, SaveError, load_game, new_save, resolve_order, resolve_outcome, write_save
 
 __all__ = ["register", "Session", "notation_help"]
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, help="game seed (default 0)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="autosave file (default <scenario stem>.save.json here, or the --load file)")
     parser.add_argument("--load", type=Path, metavar="FILE", help="resume the game saved in FILE")
-    parser.add_argument("--ai", choices=PLAYER_NAMES, help="the opponent (default ai: the search player)")
+    parser.add_argument("--ai", choices=ALL_PLAYERS, help="the opponent (default ai: the search player; a posture such as hold is an easy one)")
     parser.add_argument("--budget", type=float, default=1.0, metavar="SECONDS", help="AI thinking time per decision (default %(default)s)")
     parser.add_argument("--iterations", type=int, metavar="N",
                         help="the AI searches N simulations a decision instead of for --budget seconds: the same "
@@ -118,7 +118,7 @@ class Session:
             save_path = args.save or args.load
             entry = save.players.get(loaded.scenario.other_side(save.human).id) or {}
             ai_name = args.ai or str(entry.get("player", "ai"))
-            if ai_name not in PLAYER_NAMES:
+            if ai_name not in ALL_PLAYERS:
                 ai_name = "ai"
             saved_iterations = entry.get("iterations")
             iterations = args.iterations if args.iterations is not None else (

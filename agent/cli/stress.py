@@ -26,7 +26,7 @@ from pathlib import Path
 from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
-from agent.players.registry import PLAYER_NAMES
+from agent.players.registry import ALL_PLAYERS
 
 from ..stress import (ResultsDir, StressRun, check_vary, parse_vary, print_summary, row_columns, run_dask, run_here,
                       run_local, scenario_for, summarise, write_plots)
@@ -54,8 +54,8 @@ def register(subparsers) -> None:
                                    description=__doc__.split("\n\n")[0])
     parser.add_argument("scenario", type=Path, help="a scenario file")
     parser.add_argument("--games", type=_games, default=100, help="games to play (default %(default)s)")
-    parser.add_argument("--blue", choices=PLAYER_NAMES, default="random", help="player of the first side (default %(default)s)")
-    parser.add_argument("--red", choices=PLAYER_NAMES, default="random", help="player of the second side (default %(default)s)")
+    parser.add_argument("--blue", choices=ALL_PLAYERS, default="random", help="player of the first side: ai, greedy, random or a posture (default %(default)s)")
+    parser.add_argument("--red", choices=ALL_PLAYERS, default="random", help="player of the second side (default %(default)s)")
     parser.add_argument("--vary", action="append", default=[], metavar="NAME=LOW:HIGH,...",
                         help="parameters each game draws from a range, e.g. wind=0:30,staff_orders=2:6 (repeatable)")
     parser.add_argument("--iterations", type=int, default=None, metavar="N",

@@ -3,7 +3,10 @@
 ``ai`` is the search player (:class:`agent.players.SearchPlayer`), ``greedy`` the one-step
 player and ``random`` the uniform baseline. When a player's module cannot be imported (it
 is optional, or still being built), the next weaker one stands in and ``make_player``
-says so in the returned ``note``.
+says so in the returned ``note``. Each posture (``balanced``, ``advance``, ``assault``,
+``cover``, ``hold``, ``withdraw``) is a player too (:class:`agent.players.PosturePlayer`): a
+plain way of fighting, no search; an easy opponent, or a probe of a scenario (does a side
+that only holds win it?).
 
 Examples
 --------
@@ -21,10 +24,14 @@ from engine.errors import FireplanError
 from .base import Player
 from .random_player import RandomPlayer
 
-__all__ = ["PLAYER_NAMES", "MadePlayer", "ExplainedPlayer", "make_player", "reseed"]
+__all__ = ["PLAYER_NAMES", "POSTURE_NAMES", "ALL_PLAYERS", "MadePlayer", "ExplainedPlayer", "make_player", "reseed"]
 
-#: The names ``make_player`` knows, strongest first.
+#: The searching and baseline players, strongest first (the order a missing one falls back along).
 PLAYER_NAMES = ("ai", "greedy", "random")
+#: The posture players (:data:`agent.search.policy.POSTURES`).
+POSTURE_NAMES = ("balanced", "advance", "assault", "cover", "hold", "withdraw")
+#: Every name ``make_player`` knows.
+ALL_PLAYERS = PLAYER_NAMES + POSTURE_NAMES
 
 
 @dataclass(frozen=True)
@@ -58,15 +65,19 @@ _BUILDERS = {"ai": _search, "greedy": _greedy, "random": _random}
 
 
 def make_player(name: str, seed: int = 0, time_budget: float = 1.0, iterations: int | None = None) -> MadePlayer:
-    """The player called ``name`` (one of ``PLAYER_NAMES``), seeded, with ``time_budget`` seconds a decision
+    """The player called ``name`` (one of ``ALL_PLAYERS``), seeded, with ``time_budget`` seconds a decision
     (or, for the AI, ``iterations`` simulations a decision instead: deterministic).
 
     Falls back along ``ai`` → ``greedy`` → ``random`` when a player cannot be imported.
     """
-    if name not in _BUILDERS:
-        raise FireplanError(f"--ai: expected one of {', '.join(PLAYER_NAMES)}, got {name!r}")
+    if name not in _BUILDERS and name not in POSTURE_NAMES:
+        raise FireplanError(f"--ai: expected one of {', '.join(ALL_PLAYERS)}, got {name!r}")
     if not time_budget > 0:
         raise FireplanError(f"the time budget must be a positive number of seconds, got {time_budget!r}")
+    if name in POSTURE_NAMES:
+        from agent.players import PosturePlayer
+
+        return MadePlayer(PosturePlayer(name, seed), name)
     missing = []
     for candidate in PLAYER_NAMES[PLAYER_NAMES.index(name):]:
         try:

@@ -184,3 +184,15 @@ def test_resumed_game_against_the_search_ai_equals_the_uninterrupted_one(tmp_pat
     code, out, _ = _play(monkeypatch, capsys, ["--load", part], ScriptedInput(part, stop_after=24, answered=stop_after))
     assert code == 0 and "Resumed from" in out
     assert read_save(part).actions == read_save(whole).actions
+
+
+def test_a_posture_is_an_easy_opponent_that_says_why_and_resumes_as_itself(tmp_path, monkeypatch, capsys):
+    whole, part = tmp_path / "whole.save.json", tmp_path / "part.save.json"
+    argv = [SMALL, "--human", "de", "--seed", "9", "--ai", "assault"]
+    code, out, err = _play(monkeypatch, capsys, [*argv, "--save", whole], ScriptedInput(whole))
+    assert code == 0 and err == "" and "with the assault player" in out and "Why: assault:" in out
+    assert "Game over after" in out
+    assert _play(monkeypatch, capsys, [*argv, "--save", part], ScriptedInput(part, stop_after=7))[0] == 0
+    code, out, _ = _play(monkeypatch, capsys, ["--load", part], ScriptedInput(part))
+    assert code == 0 and "with the assault player" in out and "Game over" in out
+    assert read_save(part).actions == read_save(whole).actions

@@ -161,3 +161,23 @@ def test_ai_games_with_an_iteration_budget_are_the_same_on_two_workers(tmp_path)
     assert main([*argv, "--out", str(tmp_path / "two"), "--workers", "2"]) == 0
     assert (tmp_path / "one" / "games.csv").read_bytes() == (tmp_path / "two" / "games.csv").read_bytes()
     assert '"iterations": 1' in (tmp_path / "one" / "run.json").read_text()
+
+
+def test_a_posture_can_play_a_side_of_a_stress_run(tmp_path, capsys):
+    """A designer's probe: a defender that only holds against an attacker that always assaults,
+    the same games on one process and on two."""
+    met = MAPS / "met_le_mesnil.json"
+    argv = ["stress", str(met), "--games", "4", "--blue", "assault", "--red", "hold", "--seed", "2", "--quiet"]
+    assert main([*argv, "--out", str(tmp_path / "one"), "--workers", "1"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "two"), "--workers", "2"]) == 0
+    rows = (tmp_path / "one" / "games.csv").read_text().splitlines()
+    assert len(rows) == 5 and all(",assault,hold," in row for row in rows[1:])
+    assert (tmp_path / "one" / "games.csv").read_bytes() == (tmp_path / "two" / "games.csv").read_bytes()
+    assert "assault (gb) v hold (de)" in capsys.readouterr().out
+
+
+def test_an_unknown_player_is_refused_by_name(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["stress", str(MAP), "--blue", "charge", "--out", str(tmp_path), "--quiet"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "'charge'" in err and "hold" in err and "Traceback" not in err

@@ -59,3 +59,16 @@ def test_a_posture_never_reads_the_enemys_hidden_facts(ruleset, posture, tmp_pat
 def test_an_unknown_posture_is_named():
     with pytest.raises(ValueError, match="unknown posture 'charge'.*assault"):
         PosturePlayer("charge")
+
+
+def test_every_posture_is_a_player_by_name():
+    from agent.players.registry import ALL_PLAYERS, POSTURE_NAMES, make_player
+    from agent.search.policy import POSTURES
+    from engine.errors import FireplanError
+
+    assert set(POSTURE_NAMES) == set(POSTURES) and set(POSTURE_NAMES) <= set(ALL_PLAYERS)
+    made = make_player("hold", seed=3)
+    assert isinstance(made.player, PosturePlayer) and made.name == "hold" and made.note == ""
+    assert made.player.posture is POSTURES["hold"]
+    with pytest.raises(FireplanError, match="got 'charge'.*withdraw|withdraw.*got 'charge'"):
+        make_player("charge")

@@ -3,9 +3,9 @@
 Players: ``random`` (uniform), ``greedy`` (best one-step expected value), ``ai`` (MCTS over
 whole-scope plans, :class:`agent.players.SearchPlayer`) and ``openspiel-mcts`` (OpenSpiel's
 MCTSBot with random rollouts on a world drawn from its observation). The AI and MCTSBot get the
-same time per decision (``--time-per-decision``): a decision is one call that searches (the AI
-searches once per scope and follows its plan; MCTSBot searches at every decision with a
-choice, so it thinks more in total; both totals are reported).
+same time per decision (``--time-per-decision``): both search at every decision with a choice
+(``--replan scope`` makes the AI search once per scope and follow its plan); both players'
+thinking totals are reported.
 
 Games are played in *duplicate*, as luck-heavy games are compared (duplicate bridge; poker
 bots): game ``g`` with the first player on one side and game ``g`` with it on the other side
@@ -28,8 +28,8 @@ the longest and how many ran over budget + 20%. Written to ``--out``: ``games.cs
 is shown with rich.
 
 A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets fields of its
-:class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``), ``--replan always``
-makes it search at every order; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
+:class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``), ``--replan scope``
+makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
 check a change on games it was not chosen on.
 
 Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
@@ -67,7 +67,7 @@ class Task:
     game: int
     seed: int
     time_per_decision: float
-    replan: str = "scope"  # the AI's: search once per scope, or at every order
+    replan: str = "always"  # the AI's: search at every order, or once per scope
     search: tuple[tuple[str, object], ...] = ()  # the AI's SearchConfig fields changed from the defaults
 
 
@@ -90,7 +90,7 @@ class Outcome:
     ai_slow: int = 0  # the AI's orders over budget + 20%, searched or not
 
 
-def make_player(name: str, seed: int, time_per_decision: float, replan: str = "scope", search=()):
+def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
     from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
     from agent.search import SearchConfig
 
@@ -175,7 +175,7 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
     return tuple(out)
 
 
-def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "scope", search=(),
+def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),
               first_game: int = 0) -> list[Task]:
     out = []
     for m in maps:
@@ -343,8 +343,8 @@ def main(argv=None) -> int:
     parser.add_argument("--players", nargs="*", default=list(PLAYERS), help=f"among {', '.join(PLAYERS)}")
     parser.add_argument("--pairs", nargs="*", default=None, help="only these pairs, as first:second (e.g. ai:random)")
     parser.add_argument("--time-per-decision", type=float, default=1.0, help="seconds per decision for ai and openspiel-mcts")
-    parser.add_argument("--replan", choices=("scope", "always"), default="scope",
-                        help="the AI searches once per scope and follows its plan (default), or at every order")
+    parser.add_argument("--replan", choices=("always", "scope"), default="always",
+                        help="the AI searches at every order (default), or once per scope and follows its plan")
     parser.add_argument("--search", nargs="*", default=[], metavar="FIELD=VALUE",
                         help="the AI's search settings changed from the defaults (SearchConfig fields, e.g. anchor_z=2)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")

@@ -1,10 +1,14 @@
 """The AI: information-set MCTS over whole-scope plans, with a time budget per decision.
 
-At the first decision of each scope (a CHQ pulse, a MET side's part of a phase, a barrage
-round, an opportunity-fire window, ...) the player searches (:class:`agent.search.MacroSearch`)
-and keeps the winning plan; later decisions of the same scope play the plan's next order that
-is legal, and when the plan runs out the plan's posture finishes the scope in a world sampled
-from the observation. Plans are closed-loop by default (``SearchConfig.closed_loop``): the
+At every decision with a choice the player searches (:class:`agent.search.MacroSearch`) the
+plans for the rest of its scope (a CHQ pulse, a MET side's part of a phase, a barrage round, an
+opportunity-fire window, ...) and plays the winning plan's first order: each order is chosen
+with what the dice have done since the scope began (``replan="always"``, the default: it beat
+searching once a scope against the greedy player, 20 games better and 8 worse of 80 on the same
+seeds, see README). With ``replan="scope"`` it searches at the first decision of each scope and
+keeps the winning plan; later decisions of the scope play the plan's next order that is legal,
+and when the plan runs out the plan's posture finishes the scope in a world sampled from the
+observation. Plans are closed-loop by default (``SearchConfig.closed_loop``): the
 player plays the plan's forced orders (smoke, fire missions) as soon as each is legal and makes
 every other decision with the plan's policy (its posture, or the greedy choice) in a world
 drawn from the observation of the position reached, as the search simulated it. No order takes
@@ -60,14 +64,14 @@ class SearchPlayer(Player):
     config:
         :class:`~agent.search.SearchConfig`.
     replan:
-        ``"scope"`` (default): search once per scope and follow the plan; ``"always"``: search
-        at every decision.
+        ``"always"`` (default): search at every decision; ``"scope"``: search once per scope
+        and follow the plan.
     """
 
     name = "ai"
 
     def __init__(self, seed: int = 0, time_per_decision: float | None = 1.0, iterations: int | None = None,
-                 sources: list[PlanSource] | None = None, config: SearchConfig = SearchConfig(), replan: str = "scope"):
+                 sources: list[PlanSource] | None = None, config: SearchConfig = SearchConfig(), replan: str = "always"):
         if time_per_decision is None and iterations is None:
             raise ValueError("give the search a budget: time_per_decision, iterations or both")
         if replan not in ("scope", "always"):

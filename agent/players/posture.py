@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.game import GameState
 
-from ..search.policy import POSTURES, action_score, reason_for
+from ..search.policy import POSTURES, best_legal_for_posture
 from .base import PlannedAction, Player
 from .greedy import observed_world
 
@@ -56,14 +56,7 @@ class PosturePlayer(Player):
         if len(actions) == 1:
             return PlannedAction(actions[0], "the only order possible")
         world = observed_world(state, state.current_player(), self.rng)
-        candidates = world.legal_actions()
-        infos = world.describe_actions(candidates, detail=self.posture.artillery)
-        scores = [action_score(info, self.posture) for info in infos]
-        # best first, ties in the engine's order; nothing worth doing: end or pass first
-        order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-        if scores[order[0]] <= 0.0:
-            order = sorted(order, key=lambda i: infos[i]["kind"] not in ("end", "pass"))
-        for i in order:
-            if state.is_legal(candidates[i]):
-                return PlannedAction(candidates[i], reason_for(infos[i], self.posture))
-        return PlannedAction(actions[-1], "no order the posture ranked is legal here")
+        best = best_legal_for_posture(world, state, self.posture)
+        if best is None:
+            return PlannedAction(actions[-1], "no order the posture ranked is legal here")
+        return PlannedAction(*best)

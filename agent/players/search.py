@@ -39,7 +39,7 @@ from engine.game import GameState
 from ..search.macro import OutOfTime, Plan
 from .greedy import GreedyPolicy
 from ..search.mcts import MacroSearch, SearchConfig, SearchResult
-from ..search.policy import BALANCED, action_score
+from ..search.policy import BALANCED, best_legal_for_posture
 from ..search.sources import PlanSource
 from .base import PlannedAction, Player
 
@@ -197,18 +197,8 @@ class SearchPlayer(Player):
                 best = None
             if best is not None:
                 return best[0]
-        actions = world.legal_actions()
-        infos = world.describe_actions(actions, detail=posture.artillery)
-        order = sorted(range(len(actions)), key=lambda i: (-action_score(infos[i], posture), i))
-        for i in order:
-            if action_score(infos[i], posture) <= 0.0 and infos[i]["kind"] not in ("end", "pass"):
-                continue
-            if state.is_legal(actions[i]):
-                return actions[i]
-        for i in order:
-            if state.is_legal(actions[i]):
-                return actions[i]
-        return state.legal_actions()[-1]
+        best = best_legal_for_posture(world, state, posture)
+        return best[0] if best is not None else state.legal_actions()[-1]
 
 
 def _warm_up() -> None:

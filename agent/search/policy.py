@@ -23,7 +23,7 @@ import numpy as np
 
 from engine.game import GameState
 
-__all__ = ["Posture", "POSTURES", "BALANCED", "PosturePolicy", "action_score"]
+__all__ = ["Posture", "POSTURES", "BALANCED", "PosturePolicy", "action_score", "best_legal_for_posture"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +111,25 @@ def action_score(info: dict, posture: Posture) -> float:
     if kind == "cancel":
         return -0.1
     return -0.05
+
+
+def best_legal_for_posture(world: GameState, state: GameState, posture: Posture) -> tuple[Hashable, str] | None:
+    """(order, reason): the order ``posture`` scores best in ``world`` (drawn from the observation)
+    that is legal in ``state`` (the true game); an order scoring nothing is played only if it
+    ends the turn, then any legal one; None when no order ranked in ``world`` is legal."""
+    actions = world.legal_actions()
+    infos = world.describe_actions(actions, detail=posture.artillery)
+    scores = [action_score(info, posture) for info in infos]
+    order = sorted(range(len(actions)), key=lambda i: (-scores[i], i))
+    for i in order:
+        if scores[i] <= 0.0 and infos[i]["kind"] not in ("end", "pass"):
+            continue
+        if state.is_legal(actions[i]):
+            return actions[i], reason_for(infos[i], posture)
+    for i in order:
+        if state.is_legal(actions[i]):
+            return actions[i], reason_for(infos[i], posture)
+    return None
 
 
 class PosturePolicy:

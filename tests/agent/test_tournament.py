@@ -55,3 +55,34 @@ def test_later_games_bring_fresh_seeds():
     later = module.tasks_for(["met_le_mesnil"], [("ai", "greedy")], 3, 1.0, first_game=3)
     assert sorted({t.game for t in later}) == [3, 4, 5]
     assert not first & {t.seed for t in later}
+
+
+class _Waits:
+    """A player that spends its order waiting (as when another process has the core)."""
+
+    def act(self, state):
+        import time
+
+        time.sleep(0.05)
+        return "wait"
+
+
+class _Computes:
+    """A player that spends its order computing."""
+
+    def act(self, state):
+        import time
+
+        end = time.perf_counter() + 0.05
+        while time.perf_counter() < end:
+            pass
+        return "compute"
+
+
+def test_an_order_is_timed_on_the_wall_clock_and_on_the_cpu_clock():
+    timed = {name: tournament()._Timed(player) for name, player in (("waits", _Waits()), ("computes", _Computes()))}
+    assert timed["waits"].act(None) == "wait" and timed["computes"].act(None) == "compute"
+    for t in timed.values():
+        assert t.times[0] >= 0.05
+    assert timed["waits"].cpu_times[0] < 0.02  # waited: slow on the wall clock only
+    assert timed["computes"].cpu_times[0] >= 0.04

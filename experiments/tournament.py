@@ -24,6 +24,7 @@ decision times give the benchmark: median, 95th percentile, maximum, and how man
 ran over budget + 20%; and, over every order it gave (the ones that follow a plan included),
 the longest and how many ran over budget + 20%. Written to ``--out``: ``games.csv`` (one row a game),
 ``summary.csv`` / ``summary.md`` (the table, and the targets), ``decision_times.csv``,
+``slow_orders.txt`` (where each AI order over budget + 20% was, from stacks taken as it ran),
 ``win_rates.png`` and ``decision_times.png``. Games run in ``--workers`` processes; progress
 is shown with rich.
 
@@ -42,9 +43,11 @@ import csv
 import itertools
 import statistics
 import sys
+import threading
 import time
+import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,6 +92,7 @@ class Outcome:
     ai_longest: float = 0.0  # the AI's longest order, searched or not (0 when no AI plays)
     ai_slow: int = 0  # the AI's orders over budget + 20%, searched or not
     ai_slow_cpu: int = 0  # of those, the ones whose own CPU time was over budget + 20% too
+    ai_slow_where: list = field(default_factory=list)  # (seconds, the AI's stack once past budget + 20%) per slow order
 
 
 def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
@@ -117,40 +121,93 @@ def play(task: Task) -> Outcome:
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search)
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search)
-    players = {mine: _Timed(first), theirs: _Timed(second)}
+    limit = SLACK * task.time_per_decision
+    players = {side: _Timed(player, limit if type(player).__name__ == "SearchPlayer" else None)
+               for side, player in ((mine, first), (theirs, second))}
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players)
-    searches, orders, cpu = [], [], []
+    searches, orders, cpu, where = [], [], [], []
     for side, player in ((mine, first), (theirs, second)):
         if type(player).__name__ == "SearchPlayer":
             searches.extend(player.searches)
             orders.extend(players[side].times)
             cpu.extend(players[side].cpu_times)
-    limit = SLACK * task.time_per_decision
+            where.extend(players[side].slow_stacks)
     think = {side: sum(timed.times) for side, timed in players.items()}
     return Outcome(task.map, task.first, task.second, mine, task.game, task.seed, float(record.returns[mine]),
                    float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
                    searches, max(orders, default=0.0), sum(t > limit for t in orders),
-                   sum(t > limit and c > limit for t, c in zip(orders, cpu)))
+                   sum(t > limit and c > limit for t, c in zip(orders, cpu)), where)
 
 
 class _Timed:
     """A player whose thinking time is kept order by order, on the wall clock and on its
     thread's CPU clock: an order slow on the wall clock but not on the CPU clock spent the
-    difference waiting for the machine (another process had the core), not computing."""
+    difference waiting for the machine (another process had the core), not computing.
 
-    def __init__(self, player):
+    With a ``limit`` (seconds), an order still running at it has its stack taken then and
+    every ``every`` seconds until it ends: where a slow order spends its time, from the run
+    that met it (a rare overrun does not come back when the game is replayed, the search
+    being timed)."""
+
+    def __init__(self, player, limit: float | None = None, every: float = 0.05):
         self.player = player
+        self.limit = limit
+        self.every = every
         self.times: list[float] = []
         self.cpu_times: list[float] = []
+        self.slow_stacks: list[tuple[float, str]] = []
 
     def act(self, state):
+        watch = _Watch(threading.get_ident(), self.limit, self.every) if self.limit is not None else None
         start, start_cpu = time.perf_counter(), time.thread_time()
         try:
             return self.player.act(state)
         finally:
-            self.times.append(time.perf_counter() - start)
+            seconds = time.perf_counter() - start
+            self.times.append(seconds)
             self.cpu_times.append(time.thread_time() - start_cpu)
+            if watch is not None and watch.stop():
+                self.slow_stacks.append((seconds, watch.report()))
+
+
+class _Watch:
+    """Takes the stacks of thread ``ident`` from ``limit`` seconds on, every ``every`` seconds, until stopped."""
+
+    def __init__(self, ident: int, limit: float, every: float):
+        self.ident = ident
+        self.limit = limit
+        self.every = every
+        self.samples: list[str] = []
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self._done.wait(self.limit):
+            return
+        while not self._done.is_set():
+            frame = sys._current_frames().get(self.ident)
+            if frame is not None:
+                self.samples.append("".join(traceback.format_stack(frame, limit=25)))
+            self._done.wait(self.every)
+
+    def stop(self) -> bool:
+        """Stop watching; whether any stack was taken."""
+        self._done.set()
+        self._thread.join()
+        return bool(self.samples)
+
+    def report(self) -> str:
+        """The first stack in full, then how often each innermost line of the project's code came up."""
+        counts: dict[str, int] = {}
+        for sample in self.samples:
+            ours = [line for line in sample.splitlines() if line.strip().startswith("File \"/") and "site-packages" not in line]
+            key = ours[-1].strip() if ours else "?"
+            counts[key] = counts.get(key, 0) + 1
+        lines = [f"{len(self.samples)} stack(s) past the limit; innermost line of our code:"]
+        lines += [f"  {n} x {key}" for key, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+        return "\n".join(lines + ["first stack:", self.samples[0]])
 
 
 def search_options(pairs) -> tuple[tuple[str, object], ...]:
@@ -242,12 +299,19 @@ def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
 def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "games.csv", "w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=[k for k in asdict(outcomes[0]) if k != "ai_searches"])
+        lists = ("ai_searches", "ai_slow_where")
+        writer = csv.DictWriter(f, fieldnames=[k for k in asdict(outcomes[0]) if k not in lists])
         writer.writeheader()
         for o in outcomes:
             row = asdict(o)
-            row.pop("ai_searches")
+            for k in lists:
+                row.pop(k)
             writer.writerow(row)
+    with open(out / "slow_orders.txt", "w") as f:
+        for o in outcomes:
+            for seconds, report in o.ai_slow_where:
+                f.write(f"== {o.map} game {o.game} (seed {o.seed}), {o.first} as {o.first_side} v {o.second}: "
+                        f"an order of {seconds:.3f} s\n{report}\n")
     with open(out / "summary.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -68,13 +68,13 @@ class _Waits:
 
 
 class _Computes:
-    """A player that spends its order computing."""
+    """A player that spends its order computing (0.05 s of its thread's CPU, however busy the machine)."""
 
     def act(self, state):
         import time
 
-        end = time.perf_counter() + 0.05
-        while time.perf_counter() < end:
+        end = time.thread_time() + 0.05
+        while time.thread_time() < end:
             pass
         return "compute"
 
@@ -85,4 +85,34 @@ def test_an_order_is_timed_on_the_wall_clock_and_on_the_cpu_clock():
     for t in timed.values():
         assert t.times[0] >= 0.05
     assert timed["waits"].cpu_times[0] < 0.02  # waited: slow on the wall clock only
-    assert timed["computes"].cpu_times[0] >= 0.04
+    assert timed["computes"].cpu_times[0] >= 0.05
+
+
+class _Stalls:
+    """A player whose order stalls in one place: where a slow order was is what the watch must find."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+
+    def act(self, state):
+        return _stall_here(self.seconds)
+
+
+def _stall_here(seconds: float) -> str:
+    import time
+
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+    return "stalled"
+
+
+def test_a_slow_order_is_caught_where_it_spends_its_time_and_a_quick_one_is_not():
+    slow = tournament()._Timed(_Stalls(0.3), limit=0.1, every=0.02)
+    quick = tournament()._Timed(_Stalls(0.01), limit=0.1, every=0.02)
+    assert slow.act(None) == "stalled" and quick.act(None) == "stalled"
+    assert quick.slow_stacks == []
+    [(seconds, report)] = slow.slow_stacks
+    assert seconds >= 0.3
+    counts = report.splitlines()[1]  # the most frequent innermost line of our code
+    assert "_stall_here" in counts and "test_tournament.py" in counts

@@ -24,7 +24,8 @@ decision times give the benchmark: median, 95th percentile, maximum, and how man
 ran over budget + 20%; and, over every order it gave (the ones that follow a plan included),
 the longest and how many ran over budget + 20%. Written to ``--out``: ``games.csv`` (one row a game),
 ``summary.csv`` / ``summary.md`` (the table, and the targets), ``decision_times.csv``,
-``slow_orders.txt`` (where each AI order over budget + 20% was, from stacks taken as it ran),
+``slow_orders.txt`` (where each AI order over budget + 20% was, from stacks taken as it ran;
+``--watch SECONDS`` takes them from an earlier point, to study orders that come near the limit),
 ``win_rates.png`` and ``decision_times.png``. Games run in ``--workers`` processes; progress
 is shown with rich.
 
@@ -72,6 +73,7 @@ class Task:
     time_per_decision: float
     replan: str = "always"  # the AI's: search at every order, or once per scope
     search: tuple[tuple[str, object], ...] = ()  # the AI's SearchConfig fields changed from the defaults
+    watch: float | None = None  # take the AI's stacks from this many seconds into an order (None: budget + 20%)
 
 
 @dataclass
@@ -92,7 +94,7 @@ class Outcome:
     ai_longest: float = 0.0  # the AI's longest order, searched or not (0 when no AI plays)
     ai_slow: int = 0  # the AI's orders over budget + 20%, searched or not
     ai_slow_cpu: int = 0  # of those, the ones whose own CPU time was over budget + 20% too
-    ai_slow_where: list = field(default_factory=list)  # (seconds, the AI's stack once past budget + 20%) per slow order
+    ai_slow_where: list = field(default_factory=list)  # (seconds, where it was) per AI order watched past its limit (--watch)
 
 
 def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
@@ -122,7 +124,8 @@ def play(task: Task) -> Outcome:
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search)
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search)
     limit = SLACK * task.time_per_decision
-    players = {side: _Timed(player, limit if type(player).__name__ == "SearchPlayer" else None)
+    watch = limit if task.watch is None else task.watch
+    players = {side: _Timed(player, watch if type(player).__name__ == "SearchPlayer" else None)
                for side, player in ((mine, first), (theirs, second))}
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players)
@@ -241,13 +244,14 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),
-              first_game: int = 0) -> list[Task]:
+              first_game: int = 0, watch: float | None = None) -> list[Task]:
     out = []
     for m in maps:
         for first, second in pairs:
             for side in (0, 1):
                 for g in range(first_game, first_game + games):
-                    out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search)))
+                    out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search),
+                                    watch))
     # the slow games first, so that the workers finish together
     weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
@@ -421,6 +425,9 @@ def main(argv=None) -> int:
                         help="the AI searches at every order (default), or once per scope and follows its plan")
     parser.add_argument("--search", nargs="*", default=[], metavar="FIELD=VALUE",
                         help="the AI's search settings changed from the defaults (SearchConfig fields, e.g. anchor_z=2)")
+    parser.add_argument("--watch", type=float, default=None, metavar="SECONDS",
+                        help="take the AI's stacks from this many seconds into an order (default: budget + 20%%), "
+                             "to see where orders nearly too slow spend their time (slow_orders.txt)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
     args = parser.parse_args(argv)
@@ -437,7 +444,7 @@ def main(argv=None) -> int:
         search = search_options(args.search)
     except ValueError as error:
         parser.error(str(error))
-    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game)
+    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game, args.watch)
     console = Console(stderr=True)
     console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
                   f"{args.time_per_decision:g} s per decision; {args.workers} workers")

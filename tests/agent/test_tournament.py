@@ -116,3 +116,10 @@ def test_a_slow_order_is_caught_where_it_spends_its_time_and_a_quick_one_is_not(
     assert seconds >= 0.3
     counts = report.splitlines()[1]  # the most frequent innermost line of our code
     assert "_stall_here" in counts and "test_tournament.py" in counts
+
+
+def test_the_watch_point_reaches_every_task():
+    module = tournament()
+    tasks = module.tasks_for(["met_calm_bocage"], [("ai", "random")], 1, 1.0, watch=0.5)
+    assert {t.watch for t in tasks} == {0.5}
+    assert {t.watch for t in module.tasks_for(["met_calm_bocage"], [("ai", "random")], 1, 1.0)} == {None}

@@ -55,8 +55,13 @@ class ChanceResolver:
         state.apply_action(self.pick(state.chance_outcomes(), stream, visit))
 
 
-def expected_leaf(state: GameState, value: Callable[[GameState], float], enumerate_limit: int = 12) -> float:
-    """``value(state)``; at a chance node with few outcomes, its exact expectation over them."""
+def expected_leaf(state: GameState, value: Callable[[GameState], float], enumerate_limit: int = 12,
+                  check: Callable[[], None] | None = None) -> float:
+    """``value(state)``; at a chance node with few outcomes, its exact expectation over them.
+
+    ``check`` is called before each outcome is valued (a search's deadline): each outcome is a
+    fresh position whose sight must be worked out, up to a tenth of a second on
+    chq_tot_crossroads, so a dozen of them could carry a search well past its budget."""
     if not state.is_chance_node():
         return value(state)
     outcomes = state.chance_outcomes()
@@ -64,6 +69,8 @@ def expected_leaf(state: GameState, value: Callable[[GameState], float], enumera
         return value(state)
     total = 0.0
     for outcome, p in outcomes:
+        if check is not None:
+            check()
         child = state.clone()
         child.apply_action(outcome)
         total += float(p) * value(child)

@@ -31,8 +31,8 @@ Each simulation:
 3. **Roll out** both sides' balanced posture for ``rollout_scopes`` more scopes, or to the
    end of the game once in its last turn or period.
 4. **Evaluate** the leaf for the player (:func:`~agent.search.evaluation.evaluate`; a small
-   chance node at the leaf is enumerated exactly) and back the value up, negated for the
-   enemy's nodes (the game is zero-sum).
+   chance node at the leaf is enumerated exactly, the deadline looked at between its outcomes)
+   and back the value up, negated for the enemy's nodes (the game is zero-sum).
 
 The search is anytime: with a time budget it stops at the deadline (a simulation in flight is
 abandoned) and returns the best surviving plan; with an iteration budget and a seed it is
@@ -259,7 +259,8 @@ class MacroSearch:
         if not world.is_terminal() and world.features(side).get("left", 1.0) < 1.0:
             scopes = self.config.final_rollout  # the last turn: play it out, the result is near
         sim.rollout(world, scopes)
-        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights), self.config.enumerate_limit)
+        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights), self.config.enumerate_limit,
+                              check=sim.check)
         for n, edge in path:
             signed = value if n.owner == side else -value
             if n is root:

@@ -162,6 +162,56 @@ def test_the_search_gets_what_is_left_of_the_orders_budget(monkeypatch):
     assert given[0] >= 0.5 - (time.perf_counter() - before)  # the budget less what was spent, no less
 
 
+def _telling_chance_node(path, value, limit=12):
+    """A state at a chance node with at most ``limit`` outcomes whose ``value`` differ (a roll
+    that matters), reached by random play; with each outcome's probability and value."""
+    state = load_scenario(path).new_game(seed=1)
+    player = RandomPlayer(1)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            if 2 <= len(outcomes) <= limit:
+                values = []
+                for outcome, p in outcomes:
+                    child = state.clone()
+                    child.apply_action(outcome)
+                    values.append((float(p), value(child)))
+                if len({v for _, v in values}) > 1:
+                    return state, values
+            state.apply_action(state.sample_chance())
+        else:
+            state.apply_action(player.act(state))
+    raise AssertionError("no small chance node whose outcomes matter")
+
+
+def test_a_leafs_chance_outcomes_are_valued_exactly_with_the_deadline_looked_at_between_them():
+    from agent.search.chance import expected_leaf
+    from agent.search.evaluation import evaluate
+    from agent.search.macro import OutOfTime
+
+    def value(s):
+        return evaluate(s, "us")
+
+    state, values = _telling_chance_node(MAPS / "chq_smoke_advance.json", value)
+    assert expected_leaf(state, value, 12) == pytest.approx(sum(p * v for p, v in values), abs=1e-12)
+
+    valued = []
+    looks = []
+
+    def counting(s):
+        valued.append(s)
+        return 0.0
+
+    def deadline():
+        looks.append(len(valued))
+        if len(looks) > 2:
+            raise OutOfTime
+
+    with pytest.raises(OutOfTime):
+        expected_leaf(state, counting, 12, check=deadline)
+    assert looks == [0, 1, 2] and len(valued) == 2  # stopped before the third outcome was valued
+
+
 def test_an_iteration_budget_runs_exactly_that_many():
     state = _decision(MAPS / "met_calm_bocage.json", skip=2)
     search = MacroSearch(state.current_player(), np.random.default_rng(0), config=SearchConfig())

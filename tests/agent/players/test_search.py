@@ -212,6 +212,41 @@ def test_a_leafs_chance_outcomes_are_valued_exactly_with_the_deadline_looked_at_
     assert looks == [0, 1, 2] and len(valued) == 2  # stopped before the third outcome was valued
 
 
+def test_an_order_leaves_what_was_alive_before_it_out_of_the_collectors_scans(monkeypatch):
+    """A full garbage collection during an order scans only what the order made: the process's
+    long-lived objects are frozen while the search runs and put back after."""
+    import gc
+
+    state = _decision(MAPS / "met_calm_bocage.json", skip=2)
+    frozen_during = []
+    run = MacroSearch.run
+
+    def spy(self, *args, **kwargs):
+        frozen_during.append(gc.get_freeze_count())
+        return run(self, *args, **kwargs)
+
+    monkeypatch.setattr(MacroSearch, "run", spy)
+    alive = len(gc.get_objects())
+    player = SearchPlayer(seed=0, time_per_decision=None, iterations=4)
+    player.act(state)
+    player.plan(state)
+    assert len(frozen_during) == 2 and min(frozen_during) >= alive // 2  # the process's objects, frozen
+    assert gc.get_freeze_count() == 0  # and put back once the order is given
+
+
+def test_an_order_leaves_someone_elses_frozen_objects_frozen():
+    import gc
+
+    state = _decision(MAPS / "met_calm_bocage.json", skip=2)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        SearchPlayer(seed=0, time_per_decision=None, iterations=4).act(state)
+        assert gc.get_freeze_count() > frozen // 2  # not put back by us (objects freed meanwhile leave it)
+    finally:
+        gc.unfreeze()
+
+
 def test_an_iteration_budget_runs_exactly_that_many():
     state = _decision(MAPS / "met_calm_bocage.json", skip=2)
     search = MacroSearch(state.current_player(), np.random.default_rng(0), config=SearchConfig())

@@ -219,7 +219,8 @@ def _long_lived_out_of_collection():
     A full collection scans every object the process holds, and the process's caches grow with
     the games it plays: a full collection took 0.08 s after one game and 0.18 s after seven
     (``gc.callbacks``), and one that falls after the search's last look at its deadline carries
-    the order past its budget (3 searches of 6,581 in two tournaments, on the CPU clock too).
+    the order past its budget (3 searches of 6,581 in two tournaments; the one also timed on
+    the CPU clock was computing, not waiting).
     Frozen, the long-lived objects cost a collection during the order nothing; garbage among
     them goes at the next full collection outside an order. Left alone when someone else has
     frozen objects (we would unfreeze theirs)."""

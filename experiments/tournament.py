@@ -47,6 +47,7 @@ import sys
 import threading
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -125,13 +126,12 @@ def play(task: Task) -> Outcome:
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search)
     limit = SLACK * task.time_per_decision
     watch = limit if task.watch is None else task.watch
-    players = {side: _Timed(player, watch if type(player).__name__ == "SearchPlayer" else None)
-               for side, player in ((mine, first), (theirs, second))}
+    players = {side: _Timed(player, watch if _is_ai(player) else None) for side, player in ((mine, first), (theirs, second))}
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players)
     searches, orders, cpu, where = [], [], [], []
     for side, player in ((mine, first), (theirs, second)):
-        if type(player).__name__ == "SearchPlayer":
+        if _is_ai(player):
             searches.extend(player.searches)
             orders.extend(players[side].times)
             cpu.extend(players[side].cpu_times)
@@ -141,6 +141,10 @@ def play(task: Task) -> Outcome:
                    float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
                    searches, max(orders, default=0.0), sum(t > limit for t in orders),
                    sum(t > limit and c > limit for t, c in zip(orders, cpu)), where)
+
+
+def _is_ai(player) -> bool:
+    return type(player).__name__ == "SearchPlayer"
 
 
 class _Timed:
@@ -203,13 +207,9 @@ class _Watch:
 
     def report(self) -> str:
         """The first stack in full, then how often each innermost line of the project's code came up."""
-        counts: dict[str, int] = {}
-        for sample in self.samples:
-            ours = [line for line in sample.splitlines() if line.strip().startswith("File \"/") and "site-packages" not in line]
-            key = ours[-1].strip() if ours else "?"
-            counts[key] = counts.get(key, 0) + 1
+        counts = Counter(_innermost_of_ours(sample) for sample in self.samples)
         lines = [f"{len(self.samples)} stack(s) past the limit; innermost line of our code:"]
-        lines += [f"  {n} x {key}" for key, n in sorted(counts.items(), key=lambda kv: -kv[1])]
+        lines += [f"  {n} x {key}" for key, n in counts.most_common()]
         return "\n".join(lines + ["first stack:", self.samples[0]])
 
 
@@ -241,6 +241,14 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
             raise ValueError(f"--search {text!r}: {name} takes a {type(default).__name__} like {default!r}") from None
         out.append((name, parsed))
     return tuple(out)
+
+
+def _innermost_of_ours(stack: str) -> str:
+    """The innermost ``File`` line of a formatted stack that is not the standard library's
+    frozen modules or an installed package's."""
+    ours = [line.strip() for line in stack.splitlines()
+            if line.strip().startswith('File "/') and "site-packages" not in line]
+    return ours[-1] if ours else "?"
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),

@@ -30,8 +30,9 @@ the longest and how many ran over budget + 20%. Written to ``--out``: ``games.cs
 is shown with rich.
 
 A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets fields of its
-:class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``), ``--replan scope``
-makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
+:class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``) and
+``weights.FIELD=VALUE`` those of its evaluation's weights (``--search weights.early=1.5``);
+``--replan scope`` makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
 check a change on games it was not chosen on.
 
 Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
@@ -49,7 +50,7 @@ import time
 import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -100,14 +101,13 @@ class Outcome:
 
 def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
     from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
-    from agent.search import SearchConfig
 
     if name == "random":
         return RandomPlayer(seed)
     if name == "greedy":
         return GreedyPlayer(seed)
     if name == "ai":
-        return SearchPlayer(seed, time_per_decision=time_per_decision, replan=replan, config=SearchConfig(**dict(search)))
+        return SearchPlayer(seed, time_per_decision=time_per_decision, replan=replan, config=search_config(search))
     if name == "openspiel-mcts":
         from agent.players import OpenSpielMCTSPlayer
 
@@ -215,16 +215,18 @@ class _Watch:
 
 def search_options(pairs) -> tuple[tuple[str, object], ...]:
     """``FIELD=VALUE`` strings as SearchConfig fields, each value read as its default's type
-    (a tuple field as comma-separated names); ValueError names the first that is wrong."""
+    (a tuple field as comma-separated names; ``weights.FIELD`` a field of its evaluation
+    weights); ValueError names the first that is wrong."""
     from agent.search import SearchConfig
 
-    defaults = {f.name: getattr(SearchConfig(), f.name) for f in fields(SearchConfig)}
+    config = SearchConfig()
+    defaults = {f.name: getattr(config, f.name) for f in fields(SearchConfig) if f.name != "weights"}
+    defaults |= {f"weights.{f.name}": getattr(config.weights, f.name) for f in fields(config.weights)}
     out = []
     for text in pairs:
         name, sep, value = text.partition("=")
-        if not sep or name not in defaults or name == "weights":
-            known = ", ".join(n for n in defaults if n != "weights")
-            raise ValueError(f"--search {text!r}: expected FIELD=VALUE with FIELD one of {known}")
+        if not sep or name not in defaults:
+            raise ValueError(f"--search {text!r}: expected FIELD=VALUE with FIELD one of {', '.join(defaults)}")
         default = defaults[name]
         try:
             if isinstance(default, bool):
@@ -241,6 +243,15 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
             raise ValueError(f"--search {text!r}: {name} takes a {type(default).__name__} like {default!r}") from None
         out.append((name, parsed))
     return tuple(out)
+
+
+def search_config(search=()):
+    """The AI's SearchConfig with the ``search_options`` changed from the defaults."""
+    from agent.search import SearchConfig
+
+    options = dict(search)
+    weights = {name.removeprefix("weights."): options.pop(name) for name in list(options) if name.startswith("weights.")}
+    return SearchConfig(**options, weights=replace(SearchConfig().weights, **weights))
 
 
 def _innermost_of_ours(stack: str) -> str:

@@ -14,7 +14,7 @@ The player built on them is :class:`agent.players.SearchPlayer`.
 """
 
 from .chance import ChanceResolver, expected_leaf
-from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from .evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
 from .mcts import MacroSearch, SearchConfig, SearchResult
 from .policy import BALANCED, POSTURES, Posture, PosturePolicy
@@ -23,6 +23,7 @@ from .sources import FireSource, MovementSource, PlanSource, SmokeSource, defaul
 __all__ = [
     "BALANCED",
     "DEFAULT_WEIGHTS",
+    "SEARCH_WEIGHTS",
     "POSTURES",
     "ChanceResolver",
     "FireSource",

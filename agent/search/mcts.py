@@ -51,10 +51,10 @@ import numpy as np
 from engine.game import GameState
 
 from .chance import ChanceResolver, expected_leaf
-from .evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from .evaluation import SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
 from .policy import BALANCED, PosturePolicy
-from .sources import ALTERNATIVE, MovementSource, PlanSource, default_sources, unique
+from .sources import ALTERNATIVE, GreedySource, MovementSource, PlanSource, default_sources, unique
 
 __all__ = ["SearchConfig", "SearchResult", "PlanStats", "MacroSearch"]
 
@@ -69,9 +69,9 @@ class SearchConfig:
     rollout_scopes: int = 1
     final_rollout: int = 40  # scopes rolled out in the last turn or period (to the end, in practice)
     enumerate_limit: int = 12
-    enemy_postures: tuple[str, ...] = ("balanced", "advance", "hold")
+    enemy_postures: tuple[str, ...] = ("balanced", "advance", "hold")  # "greedy": the greedy player's plan
     halving: bool = True  # sequential halving at the root (False: UCB1 there too)
-    weights: Weights = DEFAULT_WEIGHTS
+    weights: Weights = SEARCH_WEIGHTS  # the leaves' values (fitted to results; greedy keeps the defaults)
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
     plan_share: float = 0.5  # of the budget the root's candidates may use
     closed_loop: bool = True  # plans answer the dice (False: replay their recorded orders)
@@ -127,7 +127,7 @@ class MacroSearch:
         self.chance = ChanceResolver(rng, config.enumerate_limit)
         policy = PosturePolicy(BALANCED)
         self.sim = Simulator(side, self.chance, policy, policy, closed_loop=config.closed_loop)
-        self._enemy_source = MovementSource(config.enemy_postures)
+        self._enemy_sources = _enemy_sources(config.enemy_postures)
         self._serial = 0
 
     # ------------------------------------------------------------------ worlds
@@ -239,7 +239,7 @@ class MacroSearch:
             if owner != node.owner or world.plan_scope(owner) is None:
                 break
             if not node.expanded:
-                sources = self.sources if owner == side else [self._enemy_source]
+                sources = self.sources if owner == side else self._enemy_sources
                 node.edges = [PlanStats(p) for p in self.candidates(world, owner, sources)]
                 node.expanded = True
                 if not node.edges:
@@ -268,6 +268,16 @@ class MacroSearch:
             edge.visits += 1
             edge.total += signed
             n.visits += 1
+
+
+def _enemy_sources(names: tuple[str, ...]) -> list[PlanSource]:
+    """The enemy's candidate plans at its nodes: its postures, and the greedy player's plan
+    when ``greedy`` is among the names."""
+    postures = tuple(n for n in names if n != "greedy")
+    sources: list[PlanSource] = [MovementSource(postures)] if postures else []
+    if "greedy" in names:
+        sources.append(GreedySource())
+    return sources
 
 
 def _halved(survivors: list[PlanStats]) -> list[PlanStats]:

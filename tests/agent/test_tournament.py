@@ -32,6 +32,17 @@ def test_search_settings_are_read_as_the_types_of_their_defaults():
                        ("anchor", None), ("alternatives", 3))
 
 
+def test_the_evaluations_weights_are_search_settings_too():
+    from agent.search.evaluation import SEARCH_WEIGHTS
+
+    module = tournament()
+    options = module.search_options(["weights.early=1.5", "anchor_z=2"])
+    assert options == (("weights.early", 1.5), ("anchor_z", 2.0))
+    config = module.search_config(options)
+    assert config.anchor_z == 2.0 and config.weights.early == 1.5
+    assert config.weights.fire == SEARCH_WEIGHTS.fire and module.search_config().weights == SEARCH_WEIGHTS
+
+
 def test_a_wrong_search_setting_is_named():
     import pytest
 

@@ -125,6 +125,25 @@ def test_the_evaluation_scale_stretches_the_squashing_by_its_factor():
     assert abs(evaluate(state, side, Weights(scale=2.0))) < abs(evaluate(state, side))
 
 
+def test_the_evaluation_squashes_more_widely_with_more_of_the_game_left():
+    """``Weights.early`` widens the squashing by ``early x remaining`` decisive differences: the
+    same points are worth less early in the game, and nothing changes with none of it left."""
+    import math
+
+    from agent.search.evaluation import Weights, point_value
+
+    state = _fire_decision()
+    side = state.current_player()
+    features = state.features(side)
+    points = point_value(state, side, Weights(), features)
+    assert points != 0.0 and 0.0 < features["remaining"] <= 1.0
+    for early in (0.0, 1.5, 4.0):
+        weights = Weights(early=early)
+        width = features["scale"] * (1.0 + early * features["remaining"])  # scale 1 + early x remaining
+        assert math.isclose(evaluate(state, side, weights), weights.ceiling * math.tanh(points / width), rel_tol=1e-12)
+    assert abs(evaluate(state, side, Weights(early=1.5))) < abs(evaluate(state, side))
+
+
 def _opens_fire(state, action) -> bool:
     child = state.clone()
     child.apply_action(action)

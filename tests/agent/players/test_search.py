@@ -436,3 +436,32 @@ def test_the_greedy_plans_alternatives_are_halved_among_themselves():
     kept = {e.plan.label for e in _halved(alternatives + planners)}
     assert kept == {"a1", "a3", "p1", "p2"}
     assert {e.plan.label for e in _halved(alternatives[:1] + planners[:2])} == {"a1", "p1", "p2"}
+
+
+def test_the_enemys_replies_can_include_the_greedy_players_plan():
+    """With ``greedy`` among ``enemy_postures`` the enemy's candidate replies in the tree are its
+    postures and the greedy player's plan for its scope (an opponent that plays the best
+    one-step order is modelled as doing so); without it, its postures only."""
+    state = _decision(MAPS / "met_le_mesnil.json", skip=5)
+    side = state.current_player()
+
+    def enemy_sources(enemy_postures):
+        search = MacroSearch(side, np.random.default_rng(0), config=SearchConfig(enemy_postures=enemy_postures))
+        made = []
+        candidates = search.candidates
+
+        def recording(world, owner, sources):
+            plans = candidates(world, owner, sources)
+            if owner != side:
+                made.append({(p.source, p.label.split(":")[0]) for p in plans})
+            return plans
+
+        search.candidates = recording
+        search.run(state, iterations=40, seconds=None)
+        return made
+
+    with_greedy = enemy_sources(("hold", "greedy"))
+    assert with_greedy and all(("greedy", "greedy") in plans for plans in with_greedy)
+    assert all(source in ("movement", "greedy") for plans in with_greedy for source, _ in plans)
+    postures_only = enemy_sources(("hold", "advance"))
+    assert postures_only and all(plans <= {("movement", "hold"), ("movement", "advance")} for plans in postures_only)

@@ -1,0 +1,178 @@
+"""Fit the evaluation's weights to how games end (Texel tuning): does a position's value
+forecast the result?
+
+Greedy v greedy games on every map (both players seeded); at every ``--every``-th decision the
+side to move's features (``state.features``) are kept with that side's final result (+1 / 0 /
+-1). The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
+(objectives, pressure, risk, fire, scale, early, ceiling) are fitted by least squares
+(``scipy.optimize.least_squares``) on ``--games`` games a map, and the default and the fitted
+weights are then scored on ``--validate`` fresh games a map (with the search's,
+:data:`~agent.search.evaluation.SEARCH_WEIGHTS`) by the mean squared error between
+value and result: 0 is a perfect forecast, and forecasting 0 everywhere scores the share of
+decisive games. Validation is the figure to trust: the fit has seen its own games.
+
+A better forecast is not yet better play: fitted weights are tried in a tournament
+(``experiments/tournament.py --search weights.early=...``, the line printed at the end) before
+they become the search's. The greedy player keeps :data:`~agent.search.evaluation.DEFAULT_WEIGHTS`,
+which the maps' handicaps were balanced with.
+
+Run: ``.venv/bin/python experiments/fit_evaluation.py --games 30 --validate 15 --workers 2``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights  # noqa: E402
+
+#: The weights fitted, and the bounds of each: none changes sign, and the ceiling stays below a
+#: won game's value, so that a certain win still beats every unfinished position.
+FITTED = {"objectives": (0.0, 3.0), "pressure": (0.0, 3.0), "risk": (0.0, 3.0), "fire": (0.0, 10.0),
+          "scale": (0.01, 10.0), "early": (0.0, 10.0), "ceiling": (0.3, 0.9)}
+FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "remaining", "scale")
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Features of positions (one array per feature), the map of each and the result it led to."""
+
+    features: dict[str, np.ndarray]
+    maps: np.ndarray
+    results: np.ndarray
+
+    def of_map(self, name: str) -> "Positions":
+        keep = self.maps == name
+        return Positions({k: v[keep] for k, v in self.features.items()}, self.maps[keep], self.results[keep])
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+
+def values(weights: Weights, positions: Positions) -> np.ndarray:
+    """``evaluate`` of every position at once (the same formula, on arrays)."""
+    f = positions.features
+    points = (f["morale"] + weights.objectives * f["objectives"] + weights.pressure * f["remaining"] * f["pressure"]
+              + weights.risk * f["risk"] + weights.fire * f["remaining"] * f["fire"])
+    width = f["scale"] * (weights.scale + weights.early * f["remaining"])
+    return weights.ceiling * np.tanh(points / width)
+
+
+def error(weights: Weights, positions: Positions) -> float:
+    """Mean squared error of the values against the results."""
+    return float(np.mean((values(weights, positions) - positions.results) ** 2))
+
+
+def fit(positions: Positions, start: Weights = DEFAULT_WEIGHTS) -> Weights:
+    """The weights (of :data:`FITTED`) with the least squared error on ``positions``."""
+    from scipy.optimize import least_squares
+
+    names = list(FITTED)
+    lower, upper = zip(*FITTED.values())
+    x0 = np.clip([getattr(start, n) for n in names], lower, upper)
+
+    def residuals(x):
+        return values(replace(start, **dict(zip(names, x))), positions) - positions.results
+
+    found = least_squares(residuals, x0, bounds=(lower, upper))
+    return replace(start, **{n: round(float(v), 3) for n, v in zip(names, found.x)})
+
+
+def play(task: tuple[str, int, int]) -> list[dict]:
+    """One greedy v greedy game ``(map path, seed, every)``: the side to move's features at every
+    ``every``-th decision, each with the map and that side's result."""
+    from agent.players import GreedyPlayer
+    from engine.scenario import load_scenario
+
+    path, seed, every = task
+    state = load_scenario(path).new_game(seed=seed)
+    sides = list(state.returns())
+    players = {sides[0]: GreedyPlayer(seed=2 * seed + 1), sides[1]: GreedyPlayer(seed=2 * seed + 2)}
+    rows, decisions = [], 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        side = state.current_player()
+        if decisions % every == 0:
+            features = state.features(side)
+            rows.append({"side": side, **{k: float(features.get(k, 0.0)) for k in FEATURES}})
+        decisions += 1
+        state.apply_action(players[side].act(state))
+    returns = state.returns()
+    name = Path(path).stem
+    return [{**row, "map": name, "result": float(returns[row["side"]])} for row in rows]
+
+
+def collect(maps: list[Path], seeds: range, every: int, workers: int) -> Positions:
+    from rich.progress import track
+
+    tasks = [(str(m), seed, every) for seed in seeds for m in maps]
+    rows: list[dict] = []
+    with ProcessPoolExecutor(workers) as pool:
+        for game in track(pool.map(play, tasks), total=len(tasks), description=f"{len(tasks)} greedy games"):
+            rows.extend(game)
+    return as_positions(rows)
+
+
+def as_positions(rows: list[dict]) -> Positions:
+    return Positions({k: np.array([r[k] for r in rows], dtype=float) for k in FEATURES},
+                     np.array([r["map"] for r in rows]), np.array([r["result"] for r in rows], dtype=float))
+
+
+def report(fitted: Weights, validation: Positions) -> str:
+    """A markdown table: each map's error forecasting 0, with the greedy player's weights, the
+    search's and the fitted ones."""
+    lines = ["| map | positions | forecast 0 | greedy's (default) | search's | fitted |", "|---|---|---|---|---|---|"]
+    for name in [*sorted(set(validation.maps)), "all"]:
+        part = validation if name == "all" else validation.of_map(name)
+        lines.append(f"| {name} | {len(part)} | {float(np.mean(part.results ** 2)):.3f} | "
+                     f"{error(DEFAULT_WEIGHTS, part):.3f} | {error(SEARCH_WEIGHTS, part):.3f} | {error(fitted, part):.3f} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=30, help="games a map to fit on, seeds 0, 1, ... (default 30, at most 100)")
+    parser.add_argument("--validate", type=int, default=15, help="fresh games a map to score on, seeds 100, 101, ... (default 15)")
+    parser.add_argument("--every", type=int, default=4, help="keep every N-th decision of a game (default 4)")
+    parser.add_argument("--maps", nargs="*", help="map names (default: every map)")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "fit_evaluation")
+    args = parser.parse_args(argv)
+    maps = sorted(p for p in (ROOT / "maps").glob("*.json") if p.name != "scenario.schema.json")
+    if args.maps:
+        maps = [p for p in maps if p.stem in args.maps]
+    if not maps:
+        parser.error(f"no map named {args.maps}")
+    if not 1 <= args.games <= 100 or args.validate < 1:
+        parser.error("--games takes 1 to 100 (its seeds must not reach validation's, 100 on) and --validate 1 or more")
+    training = collect(maps, range(args.games), args.every, args.workers)
+    validation = collect(maps, range(100, 100 + args.validate), args.every, args.workers)  # fresh game seeds
+    fitted = fit(training)
+    table = report(fitted, validation)
+    changed = " ".join(f"weights.{f.name}={getattr(fitted, f.name)}" for f in fields(Weights)
+                       if getattr(fitted, f.name) != getattr(DEFAULT_WEIGHTS, f.name))
+    text = (f"# Evaluation fitted to results\n\n`python experiments/fit_evaluation.py {' '.join(argv or sys.argv[1:])}`\n\n"
+            f"{len(training)} positions to fit, {len(validation)} to validate (mean squared error of value "
+            f"against result, validation games):\n\n{table}\n\nDefault: {asdict(DEFAULT_WEIGHTS)}\n\n"
+            f"Fitted: {asdict(fitted)}\n\nTry it: `--search {changed}`\n")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "fit.md").write_text(text)
+    (args.out / "weights.json").write_text(json.dumps(asdict(fitted), indent=1))
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

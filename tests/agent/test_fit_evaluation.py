@@ -1,0 +1,77 @@
+"""experiments/fit_evaluation.py: the evaluation's weights fitted to how games end."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent.players import RandomPlayer
+from agent.search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
+from engine.scenario import load_scenario
+
+from .experiments import load_experiment
+
+MAPS = Path(__file__).resolve().parents[2] / "maps"
+
+
+@pytest.fixture(scope="module")
+def fitting():
+    return load_experiment("fit_evaluation")
+
+
+def _positions_of_a_random_game(module, name, seed=3):
+    """States of one random game with their features as rows (result 0: not needed here)."""
+    state = load_scenario(MAPS / f"{name}.json").new_game(seed=seed)
+    player, states, rows = RandomPlayer(seed), [], []
+    while not state.is_terminal() and len(states) < 6:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        side = state.current_player()
+        features = state.features(side)
+        states.append((state.clone(), side))
+        rows.append({**{k: float(features.get(k, 0.0)) for k in module.FEATURES}, "map": name, "result": 0.0})
+        for _ in range(5):
+            if state.is_terminal():
+                break
+            state.apply_action(state.sample_chance() if state.is_chance_node() else player.act(state))
+    return states, module.as_positions(rows)
+
+
+@pytest.mark.parametrize("name", ["chq_smoke_advance", "met_le_mesnil"])
+def test_the_fits_values_are_the_evaluations_on_real_positions(fitting, name):
+    """The array formula the fit scores is :func:`evaluate` itself, for default and other weights."""
+    states, positions = _positions_of_a_random_game(fitting, name)
+    assert len(states) >= 3
+    for weights in (DEFAULT_WEIGHTS, Weights(objectives=0.6, pressure=0.0, risk=1.4, fire=4.4, scale=0.05, early=3.1)):
+        expected = [evaluate(state, side, weights) for state, side in states]
+        assert np.allclose(fitting.values(weights, positions), expected, rtol=1e-12, atol=1e-12)
+
+
+def test_the_fit_recovers_the_weights_that_made_the_results(fitting):
+    """Results made by known weights (no noise) are fitted back to those weights."""
+    rng = np.random.default_rng(0)
+    n = 400
+    features = {"morale": rng.integers(-6, 7, n), "objectives": rng.choice([-3.0, 0.0, 3.0], n),
+                "pressure": rng.normal(0, 1.5, n), "risk": -rng.exponential(0.5, n), "fire": rng.normal(0, 0.6, n),
+                "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
+    features = {k: np.asarray(v, dtype=float) for k, v in features.items()}
+    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, scale=0.3, early=2.0, ceiling=0.8)
+    blank = fitting.Positions(features, np.array(["m"] * n), np.zeros(n))
+    positions = fitting.Positions(features, blank.maps, fitting.values(truth, blank))
+    found = fitting.fit(positions)
+    for name in fitting.FITTED:
+        assert math.isclose(getattr(found, name), getattr(truth, name), abs_tol=0.01), name
+    assert fitting.error(found, positions) < 1e-5 < fitting.error(DEFAULT_WEIGHTS, positions)
+
+
+def test_a_fit_run_writes_its_table_and_the_search_settings_to_try(fitting, tmp_path, capsys):
+    assert fitting.main(["--games", "1", "--validate", "1", "--maps", "met_calm_bocage", "--every", "6",
+                         "--workers", "1", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "fit.md").read_text()
+    assert "| met_calm_bocage |" in text and "| all |" in text and "--search weights." in text
+    assert set(fitting.FITTED) <= set(json.loads((tmp_path / "weights.json").read_text()))

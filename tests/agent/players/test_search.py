@@ -378,7 +378,7 @@ def test_a_greedy_order_out_of_time_gives_way_to_the_plans_posture(monkeypatch):
     player._began = time.perf_counter() - 2.0  # this order's second is long gone
     assert state.is_legal(player._complete(state, state.current_player()))
     assert len(cut) == 1
-    player._began = time.perf_counter()  # with the time there, the look-ahead runs to the end
+    player.time_per_decision, player._began = 60.0, time.perf_counter()  # with time, the look-ahead runs to the end
     assert state.is_legal(player._complete(state, state.current_player()))
     assert len(cut) == 1
 

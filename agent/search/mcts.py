@@ -24,13 +24,15 @@ Each simulation:
    They are halved among themselves, so that they do not crowd the planners' plans out of
    the comparison (on chq_blind_barrage they pushed the barrage planner's plan out at round
    2). Deeper nodes (the enemy's reply, then ours)
-   are expanded, with their owner's candidates made in the world that reaches them, once
+   are expanded, with their owner's candidates made in the world that reaches them (the
+   enemy's are its ``enemy_postures``, which may name the greedy plan), once
    their edge has ``expand_after`` visits, and chosen by UCB1 on the owner's mean value.
    Chance nodes are stratified where small and sampled where large
    (:class:`~agent.search.chance.ChanceResolver`).
 3. **Roll out** both sides' balanced posture for ``rollout_scopes`` more scopes, or to the
    end of the game once in its last turn or period.
-4. **Evaluate** the leaf for the player (:func:`~agent.search.evaluation.evaluate`; a small
+4. **Evaluate** the leaf for the player (:func:`~agent.search.evaluation.evaluate` with
+   :data:`~agent.search.evaluation.SEARCH_WEIGHTS`, fitted to how games end; a small
    chance node at the leaf is enumerated exactly, the deadline looked at between its outcomes)
    and back the value up, negated for the enemy's nodes (the game is zero-sum).
 

@@ -115,6 +115,7 @@ def play(task: tuple[str, int, int]) -> list[dict]:
 
 
 def collect(maps: list[Path], seeds: range, every: int, workers: int) -> Positions:
+    """The positions of one greedy game a map and seed, played in ``workers`` processes."""
     from rich.progress import track
 
     tasks = [(str(m), seed, every) for seed in seeds for m in maps]
@@ -126,6 +127,7 @@ def collect(maps: list[Path], seeds: range, every: int, workers: int) -> Positio
 
 
 def as_positions(rows: list[dict]) -> Positions:
+    """Rows of features (with ``map`` and ``result``) as arrays."""
     return Positions({k: np.array([r[k] for r in rows], dtype=float) for k in FEATURES},
                      np.array([r["map"] for r in rows]), np.array([r["result"] for r in rows], dtype=float))
 

@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights  # noqa: E402
+from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, unfinished_value  # noqa: E402
 
 #: The weights fitted, and the bounds of each: none changes sign, and the ceiling stays below a
 #: won game's value, so that a certain win still beats every unfinished position.
@@ -60,12 +60,8 @@ class Positions:
 
 
 def values(weights: Weights, positions: Positions) -> np.ndarray:
-    """``evaluate`` of every position at once (the same formula, on arrays)."""
-    f = positions.features
-    points = (f["morale"] + weights.objectives * f["objectives"] + weights.pressure * f["remaining"] * f["pressure"]
-              + weights.risk * f["risk"] + weights.fire * f["remaining"] * f["fire"])
-    width = f["scale"] * (weights.scale + weights.early * f["remaining"])
-    return weights.ceiling * np.tanh(points / width)
+    """``evaluate`` of every position at once."""
+    return unfinished_value(positions.features, weights)
 
 
 def error(weights: Weights, positions: Positions) -> float:

@@ -22,12 +22,13 @@ True
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from engine.game import GameState
 
-__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "evaluate", "point_value"]
+__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "evaluate", "point_value", "unfinished_value"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +59,10 @@ SEARCH_WEIGHTS = Weights(objectives=0.6, pressure=0.0, risk=1.396, fire=4.417, s
 
 def point_value(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS, features: dict | None = None) -> float:
     """The expected point difference for ``side`` the features suggest (unbounded)."""
-    f = state.features(side) if features is None else features
+    return _points(state.features(side) if features is None else features, weights)
+
+
+def _points(f: dict, weights: Weights):
     return (
         f["morale"]
         + weights.objectives * f["objectives"]
@@ -68,12 +72,17 @@ def point_value(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS,
     )
 
 
+def unfinished_value(features: dict, weights: Weights = DEFAULT_WEIGHTS):
+    """The value of an unfinished position from its features: numbers, or arrays of many
+    positions' features at once (``experiments/fit_evaluation.py`` fits the weights so)."""
+    width = features["scale"] * (weights.scale + weights.early * features["remaining"])
+    return weights.ceiling * np.tanh(_points(features, weights) / width)
+
+
 def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS) -> float:
     """Value of ``state`` for ``side`` in ``[-1, 1]``; exactly antisymmetric between the sides."""
     if state.is_terminal():
         result = float(state.returns()[side])
         score = float(state.score()[side])
         return (1.0 - weights.terminal_score) * result + weights.terminal_score * score
-    features = state.features(side)
-    width = features["scale"] * (weights.scale + weights.early * features["remaining"])
-    return weights.ceiling * math.tanh(point_value(state, side, weights, features) / width)
+    return float(unfinished_value(state.features(side), weights))

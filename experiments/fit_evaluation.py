@@ -1,9 +1,11 @@
 """Fit the evaluation's weights to how games end (Texel tuning): does a position's value
 forecast the result?
 
-Greedy v greedy games on every map (both players seeded); at every ``--every``-th decision the
+Games on every map between the ``--pairs`` of players (greedy v greedy by default; a pair of
+two players plays both ways round; every player seeded); at every ``--every``-th decision the
 side to move's features (``state.features``) are kept with that side's final result (+1 / 0 /
--1). The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
+-1). Pairs with the random player or the AI (``ai``, searching ``--iterations`` simulations a
+decision) reach positions greedy v greedy never does, as the AI's opponents do. The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
 (objectives, pressure, risk, fire, scale, early, ceiling) are fitted by least squares
 (``scipy.optimize.least_squares``) on ``--games`` games a map, and the default and the fitted
 weights are then scored on ``--validate`` fresh games a map (with the search's,
@@ -17,6 +19,7 @@ they become the search's. The greedy player keeps :data:`~agent.search.evaluatio
 which the maps' handicaps were balanced with.
 
 Run: ``.venv/bin/python experiments/fit_evaluation.py --games 30 --validate 15 --workers 2``
+(with other players: ``--pairs greedy:greedy greedy:random ai:greedy``)
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.players.registry import ALL_PLAYERS, make_player  # noqa: E402
 from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, unfinished_value  # noqa: E402
 
 #: The weights fitted, and the bounds of each: none changes sign, and the ceiling stays below a
@@ -45,15 +49,20 @@ FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "remaining", "sc
 
 @dataclass(frozen=True)
 class Positions:
-    """Features of positions (one array per feature), the map of each and the result it led to."""
+    """Features of positions (one array per feature), the map of each, the result it led to and
+    the players (``mover:enemy``)."""
 
     features: dict[str, np.ndarray]
     maps: np.ndarray
     results: np.ndarray
+    pairs: np.ndarray | None = None
+
+    def where(self, keep: np.ndarray) -> "Positions":
+        return Positions({k: v[keep] for k, v in self.features.items()}, self.maps[keep], self.results[keep],
+                         None if self.pairs is None else self.pairs[keep])
 
     def of_map(self, name: str) -> "Positions":
-        keep = self.maps == name
-        return Positions({k: v[keep] for k, v in self.features.items()}, self.maps[keep], self.results[keep])
+        return self.where(self.maps == name)
 
     def __len__(self) -> int:
         return len(self.results)
@@ -84,40 +93,62 @@ def fit(positions: Positions, start: Weights = DEFAULT_WEIGHTS) -> Weights:
     return replace(start, **{n: round(float(v), 3) for n, v in zip(names, found.x)})
 
 
-def play(task: tuple[str, int, int]) -> list[dict]:
-    """One greedy v greedy game ``(map path, seed, every)``: the side to move's features at every
-    ``every``-th decision, each with the map and that side's result."""
-    from agent.players import GreedyPlayer
+@dataclass(frozen=True)
+class Game:
+    """One game to learn from: the map, its seed, who plays each side (the scenario's first side
+    first) and how often a position is kept."""
+
+    map: str
+    seed: int
+    first: str
+    second: str
+    every: int
+    iterations: int
+
+
+def games(maps: list[Path], seeds: range, pairs: list[tuple[str, str]], every: int, iterations: int) -> list[Game]:
+    """Every map, seed and pair, a pair of two players both ways round."""
+    seatings = []
+    for a, b in pairs:
+        seatings += [(a, b)] if a == b else [(a, b), (b, a)]
+    return [Game(str(m), seed, a, b, every, iterations) for seed in seeds for a, b in seatings for m in maps]
+
+
+def play(game: Game) -> list[dict]:
+    """The side to move's features at every ``game.every``-th decision, each with the map, the
+    players and that side's result."""
     from engine.scenario import load_scenario
 
-    path, seed, every = task
-    state = load_scenario(path).new_game(seed=seed)
+    state = load_scenario(game.map).new_game(seed=game.seed)
     sides = list(state.returns())
-    players = {sides[0]: GreedyPlayer(seed=2 * seed + 1), sides[1]: GreedyPlayer(seed=2 * seed + 2)}
+    names = {sides[0]: game.first, sides[1]: game.second}
+    players = {side: make_player(names[side], seed=2 * game.seed + 1 + i, iterations=game.iterations).player
+               for i, side in enumerate(sides)}
     rows, decisions = [], 0
     while not state.is_terminal():
         if state.is_chance_node():
             state.apply_action(state.sample_chance())
             continue
         side = state.current_player()
-        if decisions % every == 0:
+        if decisions % game.every == 0:
             features = state.features(side)
             rows.append({"side": side, **{k: float(features.get(k, 0.0)) for k in FEATURES}})
         decisions += 1
         state.apply_action(players[side].act(state))
     returns = state.returns()
-    name = Path(path).stem
-    return [{**row, "map": name, "result": float(returns[row["side"]])} for row in rows]
+    name = Path(game.map).stem
+    other = {sides[0]: sides[1], sides[1]: sides[0]}
+    return [{**row, "map": name, "pair": f"{names[row['side']]}:{names[other[row['side']]]}",
+             "result": float(returns[row["side"]])} for row in rows]
 
 
-def collect(maps: list[Path], seeds: range, every: int, workers: int) -> Positions:
-    """The positions of one greedy game a map and seed, played in ``workers`` processes."""
+def collect(tasks: list[Game], workers: int) -> Positions:
+    """The positions of ``tasks``' games, played in ``workers`` processes."""
     from rich.progress import track
 
-    tasks = [(str(m), seed, every) for seed in seeds for m in maps]
     rows: list[dict] = []
     with ProcessPoolExecutor(workers) as pool:
-        for game in track(pool.map(play, tasks), total=len(tasks), description=f"{len(tasks)} greedy games"):
+        for game in track(pool.map(play, tasks), total=len(tasks), description=f"{len(tasks)} games"):
             rows.extend(game)
     return as_positions(rows)
 
@@ -125,15 +156,21 @@ def collect(maps: list[Path], seeds: range, every: int, workers: int) -> Positio
 def as_positions(rows: list[dict]) -> Positions:
     """Rows of features (with ``map`` and ``result``) as arrays."""
     return Positions({k: np.array([r[k] for r in rows], dtype=float) for k in FEATURES},
-                     np.array([r["map"] for r in rows]), np.array([r["result"] for r in rows], dtype=float))
+                     np.array([r["map"] for r in rows]), np.array([r["result"] for r in rows], dtype=float),
+                     np.array([r.get("pair", "") for r in rows]))
 
 
 def report(fitted: Weights, validation: Positions) -> str:
-    """A markdown table: each map's error forecasting 0, with the greedy player's weights, the
-    search's and the fitted ones."""
-    lines = ["| map | positions | forecast 0 | greedy's (default) | search's | fitted |", "|---|---|---|---|---|---|"]
-    for name in [*sorted(set(validation.maps)), "all"]:
-        part = validation if name == "all" else validation.of_map(name)
+    """A markdown table: the error forecasting 0, with the greedy player's weights, the search's
+    and the fitted ones, on each map, for each pair of players (mover first) when there are
+    several, and on all."""
+    lines = ["| positions of | positions | forecast 0 | greedy's (default) | search's | fitted |",
+             "|---|---|---|---|---|---|"]
+    parts = [(name, validation.of_map(name)) for name in sorted(set(validation.maps))]
+    pairs = sorted(set(validation.pairs)) if validation.pairs is not None else []
+    if len(pairs) > 1:
+        parts += [(pair, validation.where(validation.pairs == pair)) for pair in pairs]
+    for name, part in [*parts, ("all", validation)]:
         lines.append(f"| {name} | {len(part)} | {float(np.mean(part.results ** 2)):.3f} | "
                      f"{error(DEFAULT_WEIGHTS, part):.3f} | {error(SEARCH_WEIGHTS, part):.3f} | {error(fitted, part):.3f} |")
     return "\n".join(lines)
@@ -145,6 +182,10 @@ def main(argv=None) -> int:
     parser.add_argument("--validate", type=int, default=15, help="fresh games a map to score on, seeds 100, 101, ... (default 15)")
     parser.add_argument("--every", type=int, default=4, help="keep every N-th decision of a game (default 4)")
     parser.add_argument("--maps", nargs="*", help="map names (default: every map)")
+    parser.add_argument("--pairs", nargs="*", default=["greedy:greedy"],
+                        help="players as first:second, a pair of two both ways round (default greedy:greedy; "
+                             f"players: {', '.join(ALL_PLAYERS)})")
+    parser.add_argument("--iterations", type=int, default=24, help="the AI's simulations a decision (default 24)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "fit_evaluation")
     args = parser.parse_args(argv)
@@ -155,8 +196,15 @@ def main(argv=None) -> int:
         parser.error(f"no map named {args.maps}")
     if not 1 <= args.games <= 100 or args.validate < 1:
         parser.error("--games takes 1 to 100 (its seeds must not reach validation's, 100 on) and --validate 1 or more")
-    training = collect(maps, range(args.games), args.every, args.workers)
-    validation = collect(maps, range(100, 100 + args.validate), args.every, args.workers)  # fresh game seeds
+    pairs = [tuple(p.split(":")) for p in args.pairs]
+    wrong = [p for p, pair in zip(args.pairs, pairs) if len(pair) != 2 or not set(pair) <= set(ALL_PLAYERS)]
+    if wrong or not pairs:
+        parser.error(f"--pairs takes first:second of {', '.join(ALL_PLAYERS)}, got {' '.join(wrong) or 'none'}")
+    if args.iterations < 1:
+        parser.error("--iterations takes 1 or more")
+    training = collect(games(maps, range(args.games), pairs, args.every, args.iterations), args.workers)
+    fresh = range(100, 100 + args.validate)  # fresh game seeds
+    validation = collect(games(maps, fresh, pairs, args.every, args.iterations), args.workers)
     fitted = fit(training)
     table = report(fitted, validation)
     changed = " ".join(f"weights.{f.name}={getattr(fitted, f.name)}" for f in fields(Weights)

@@ -75,3 +75,37 @@ def test_a_fit_run_writes_its_table_and_the_search_settings_to_try(fitting, tmp_
     text = (tmp_path / "fit.md").read_text()
     assert "| met_calm_bocage |" in text and "| all |" in text and "--search weights." in text
     assert set(fitting.FITTED) <= set(json.loads((tmp_path / "weights.json").read_text()))
+
+
+def test_a_pair_of_two_players_plays_both_ways_round_and_a_pair_of_one_once(fitting):
+    tasks = fitting.games([MAPS / "met_calm_bocage.json"], range(2), [("greedy", "random"), ("greedy", "greedy")], 4, 8)
+    assert [(t.seed, t.first, t.second) for t in tasks] == [
+        (0, "greedy", "random"), (0, "random", "greedy"), (0, "greedy", "greedy"),
+        (1, "greedy", "random"), (1, "random", "greedy"), (1, "greedy", "greedy")]
+
+
+def test_each_position_is_kept_with_its_movers_result_and_players(fitting):
+    """A greedy v random game: every row names the mover's player first, and its result is the
+    game's return to the mover (the sides' results sum to zero)."""
+    game = fitting.Game(str(MAPS / "chq_smoke_advance.json"), 2, "greedy", "random", 3, 8)
+    rows = fitting.play(game)
+    assert len({r["side"] for r in rows}) == 2
+    state = load_scenario(MAPS / "chq_smoke_advance.json").new_game(seed=2)
+    first, second = list(state.returns())
+    by_side = {r["side"]: (r["pair"], r["result"]) for r in rows}
+    assert by_side[first][0] == "greedy:random" and by_side[second][0] == "random:greedy"
+    assert by_side[first][1] == -by_side[second][1]
+
+
+def test_a_run_with_several_pairs_scores_each_pair(fitting, tmp_path, capsys):
+    assert fitting.main(["--games", "1", "--validate", "1", "--maps", "met_calm_bocage", "--every", "8",
+                         "--pairs", "greedy:random", "--workers", "1", "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "fit.md").read_text()
+    assert "| greedy:random |" in text and "| random:greedy |" in text and "| all |" in text
+
+
+@pytest.mark.parametrize("pairs", [["greedy"], ["greedy:nobody"], ["ai:greedy:random"]])
+def test_a_pair_that_is_not_two_known_players_is_refused(fitting, pairs, capsys):
+    with pytest.raises(SystemExit) as stop:
+        fitting.main(["--pairs", *pairs])
+    assert stop.value.code == 2 and "--pairs takes first:second" in capsys.readouterr().err

@@ -5,7 +5,9 @@ Games on every map between the ``--pairs`` of players (greedy v greedy by defaul
 two players plays both ways round; every player seeded); at every ``--every``-th decision the
 side to move's features (``state.features``) are kept with that side's final result (+1 / 0 /
 -1). Pairs with the random player or the AI (``ai``, searching ``--iterations`` simulations a
-decision) reach positions greedy v greedy never does, as the AI's opponents do. The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
+decision) reach positions greedy v greedy never does, as the AI's opponents do; ``--positions``
+adds the positions a tournament kept (its ``positions.csv``: the AI's own games at full strength,
+against greedy, random or MCTSBot). The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
 (objectives, pressure, risk, fire, scale, early, ceiling) are fitted by least squares
 (``scipy.optimize.least_squares``) on ``--games`` games a map, and the default and the fitted
 weights are then scored on ``--validate`` fresh games a map (with the search's,
@@ -25,6 +27,7 @@ Run: ``.venv/bin/python experiments/fit_evaluation.py --games 30 --validate 15 -
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -38,13 +41,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent.players.registry import ALL_PLAYERS, make_player  # noqa: E402
-from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, unfinished_value  # noqa: E402
+from agent.search.evaluation import (  # noqa: E402
+    DEFAULT_WEIGHTS, FEATURES, SEARCH_WEIGHTS, Weights, feature_row, unfinished_value)
 
 #: The weights fitted, and the bounds of each: none changes sign, and the ceiling stays below a
 #: won game's value, so that a certain win still beats every unfinished position.
 FITTED = {"objectives": (0.0, 3.0), "pressure": (0.0, 3.0), "risk": (0.0, 3.0), "fire": (0.0, 10.0),
           "scale": (0.01, 10.0), "early": (0.0, 10.0), "ceiling": (0.3, 0.9)}
-FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "remaining", "scale")
 
 
 @dataclass(frozen=True)
@@ -131,8 +134,7 @@ def play(game: Game) -> list[dict]:
             continue
         side = state.current_player()
         if decisions % game.every == 0:
-            features = state.features(side)
-            rows.append({"side": side, **{k: float(features.get(k, 0.0)) for k in FEATURES}})
+            rows.append({"side": side, **feature_row(state, side)})
         decisions += 1
         state.apply_action(players[side].act(state))
     returns = state.returns()
@@ -142,15 +144,34 @@ def play(game: Game) -> list[dict]:
              "result": float(returns[row["side"]])} for row in rows]
 
 
-def collect(tasks: list[Game], workers: int) -> Positions:
+def collect(tasks: list[Game], workers: int) -> list[dict]:
     """The positions of ``tasks``' games, played in ``workers`` processes."""
     from rich.progress import track
 
     rows: list[dict] = []
+    if not tasks:
+        return rows
     with ProcessPoolExecutor(workers) as pool:
         for game in track(pool.map(play, tasks), total=len(tasks), description=f"{len(tasks)} games"):
             rows.extend(game)
-    return as_positions(rows)
+    return rows
+
+
+def read_positions(paths: list[Path]) -> tuple[list[dict], list[dict]]:
+    """Positions a tournament kept (its ``positions.csv``), split by game: even games to fit on,
+    odd ones to validate on (both sides of a duplicate pair fall on the same side of the split)."""
+    fit_rows, validate_rows = [], []
+    for path in paths:
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                try:
+                    kept = {**{k: float(row[k]) for k in FEATURES}, "map": row["map"],
+                            "pair": f"{row['player']}:{row['enemy']}", "result": float(row["result"])}
+                    game = int(row["game"])
+                except (KeyError, TypeError, ValueError) as error:
+                    raise SystemExit(f"error: {path}: not a tournament's positions.csv ({error!r} in row {row})") from None
+                (validate_rows if game % 2 else fit_rows).append(kept)
+    return fit_rows, validate_rows
 
 
 def as_positions(rows: list[dict]) -> Positions:
@@ -186,6 +207,8 @@ def main(argv=None) -> int:
                         help="players as first:second, a pair of two both ways round (default greedy:greedy; "
                              f"players: {', '.join(ALL_PLAYERS)})")
     parser.add_argument("--iterations", type=int, default=24, help="the AI's simulations a decision (default 24)")
+    parser.add_argument("--positions", nargs="*", type=Path, default=[],
+                        help="tournaments' positions.csv files to learn from too (even games fit, odd ones validate)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "fit_evaluation")
     args = parser.parse_args(argv)
@@ -194,17 +217,27 @@ def main(argv=None) -> int:
         maps = [p for p in maps if p.stem in args.maps]
     if not maps:
         parser.error(f"no map named {args.maps}")
-    if not 1 <= args.games <= 100 or args.validate < 1:
-        parser.error("--games takes 1 to 100 (its seeds must not reach validation's, 100 on) and --validate 1 or more")
+    if not 0 <= args.games <= 100 or args.validate < 0 or (args.games == 0 and not args.positions):
+        parser.error("--games takes 0 to 100 (its seeds must not reach validation's, 100 on; 0 only with "
+                     "--positions) and --validate 0 or more")
+    missing = [str(p) for p in args.positions if not p.is_file()]
+    if missing:
+        parser.error(f"--positions: no such file: {', '.join(missing)}")
     pairs = [tuple(p.split(":")) for p in args.pairs]
     wrong = [p for p, pair in zip(args.pairs, pairs) if len(pair) != 2 or not set(pair) <= set(ALL_PLAYERS)]
     if wrong or not pairs:
         parser.error(f"--pairs takes first:second of {', '.join(ALL_PLAYERS)}, got {' '.join(wrong) or 'none'}")
     if args.iterations < 1:
         parser.error("--iterations takes 1 or more")
-    training = collect(games(maps, range(args.games), pairs, args.every, args.iterations), args.workers)
+    kept_fit, kept_validate = read_positions(args.positions)
+    names = {m.stem for m in maps}
+    training = as_positions(collect(games(maps, range(args.games), pairs, args.every, args.iterations), args.workers)
+                            + [r for r in kept_fit if r["map"] in names])
     fresh = range(100, 100 + args.validate)  # fresh game seeds
-    validation = collect(games(maps, fresh, pairs, args.every, args.iterations), args.workers)
+    validation = as_positions(collect(games(maps, fresh, pairs, args.every, args.iterations), args.workers)
+                              + [r for r in kept_validate if r["map"] in names])
+    if not len(training) or not len(validation):
+        parser.error("no positions to fit on or to validate on: more --games, --validate or --positions")
     fitted = fit(training)
     table = report(fitted, validation)
     changed = " ".join(f"weights.{f.name}={getattr(fitted, f.name)}" for f in fields(Weights)

@@ -24,7 +24,9 @@ decision times give the benchmark: median, 95th percentile, maximum, and how man
 ran over budget + 20%; and, over every order it gave (the ones that follow a plan included),
 the longest and how many ran over budget + 20%. Written to ``--out``: ``games.csv`` (one row a game),
 ``summary.csv`` / ``summary.md`` (the table, and the targets), ``decision_times.csv``,
-``slow_orders.txt`` (where each AI order over budget + 20% was, from stacks taken as it ran;
+``positions.csv`` (the mover's evaluation features at every ``POSITION_EVERY``-th decision of
+every game, with the mover's player and result: ``experiments/fit_evaluation.py --positions``
+fits the evaluation to them), ``slow_orders.txt`` (where each AI order over budget + 20% was, from stacks taken as it ran;
 ``--watch SECONDS`` takes them from an earlier point, to study orders that come near the limit),
 ``win_rates.png`` and ``decision_times.png``. Games run in ``--workers`` processes; progress
 is shown with rich.
@@ -62,6 +64,7 @@ from agent.stress.report import wilson  # noqa: E402
 PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")
 SLACK = 1.2  # a decision may run to budget + 20% (issue 7)
 TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
+POSITION_EVERY = 4  # positions.csv keeps every 4th decision's features (neighbours are alike)
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ class Outcome:
     ai_slow: int = 0  # the AI's orders over budget + 20%, searched or not
     ai_slow_cpu: int = 0  # of those, the ones whose own CPU time was over budget + 20% too
     ai_slow_where: list = field(default_factory=list)  # (seconds, where it was) per AI order watched past its limit (--watch)
+    positions: list = field(default_factory=list)  # the mover's side and features at every POSITION_EVERY-th decision
 
 
 def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
@@ -117,6 +121,7 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
 
 def play(task: Task) -> Outcome:
     from agent.match import play_game
+    from agent.search.evaluation import feature_row
     from engine.scenario import load_scenario
 
     scenario = load_scenario(ROOT / "maps" / f"{task.map}.json")
@@ -127,8 +132,14 @@ def play(task: Task) -> Outcome:
     limit = SLACK * task.time_per_decision
     watch = limit if task.watch is None else task.watch
     players = {side: _Timed(player, watch if _is_ai(player) else None) for side, player in ((mine, first), (theirs, second))}
+    positions = []
+
+    def keep(state, mover, action):
+        if not state.is_chance_node() and len(players[mover].times) % POSITION_EVERY == 1:
+            positions.append({"side": mover, **feature_row(state, mover)})
+
     start = time.perf_counter()
-    record = play_game(scenario.new_game(seed=task.seed), players)
+    record = play_game(scenario.new_game(seed=task.seed), players, on_step=keep)
     searches, orders, cpu, where = [], [], [], []
     for side, player in ((mine, first), (theirs, second)):
         if _is_ai(player):
@@ -140,7 +151,7 @@ def play(task: Task) -> Outcome:
     return Outcome(task.map, task.first, task.second, mine, task.game, task.seed, float(record.returns[mine]),
                    float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
                    searches, max(orders, default=0.0), sum(t > limit for t in orders),
-                   sum(t > limit and c > limit for t, c in zip(orders, cpu)), where)
+                   sum(t > limit and c > limit for t, c in zip(orders, cpu)), where, positions)
 
 
 def _is_ai(player) -> bool:
@@ -319,10 +330,26 @@ def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
     }
 
 
+def write_positions(path: Path, outcomes) -> None:
+    """Every game's kept positions: map, game, seed, the mover's side and player, the enemy's
+    player, the features and the mover's result."""
+    from agent.search.evaluation import FEATURES
+
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=["map", "game", "seed", "side", "player", "enemy", *FEATURES, "result"])
+        writer.writeheader()
+        for o in outcomes:
+            for p in o.positions:
+                mine = p["side"] == o.first_side
+                players = (o.first, o.second) if mine else (o.second, o.first)
+                writer.writerow({**p, "map": o.map, "game": o.game, "seed": o.seed, "player": players[0],
+                                 "enemy": players[1], "result": o.result if mine else -o.result})
+
+
 def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "games.csv", "w", newline="") as f:
-        lists = ("ai_searches", "ai_slow_where")
+        lists = ("ai_searches", "ai_slow_where", "positions")
         writer = csv.DictWriter(f, fieldnames=[k for k in asdict(outcomes[0]) if k not in lists])
         writer.writeheader()
         for o in outcomes:
@@ -330,6 +357,7 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
             for k in lists:
                 row.pop(k)
             writer.writerow(row)
+    write_positions(out / "positions.csv", outcomes)
     with open(out / "slow_orders.txt", "w") as f:
         for o in outcomes:
             for seconds, report in o.ai_slow_where:

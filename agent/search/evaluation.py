@@ -28,7 +28,11 @@ import numpy as np
 
 from engine.game import GameState
 
-__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "evaluate", "point_value", "unfinished_value"]
+__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "evaluate", "feature_row", "point_value",
+           "unfinished_value"]
+
+#: The features an unfinished position's value is made of (``state.features``).
+FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "remaining", "scale")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,12 @@ def unfinished_value(features: dict, weights: Weights = DEFAULT_WEIGHTS):
     positions' features at once (``experiments/fit_evaluation.py`` fits the weights so)."""
     width = features["scale"] * (weights.scale + weights.early * features["remaining"])
     return weights.ceiling * np.tanh(_points(features, weights) / width)
+
+
+def feature_row(state: GameState, side: str) -> dict[str, float]:
+    """``side``'s :data:`FEATURES` in ``state``, as numbers (to fit the weights to results)."""
+    features = state.features(side)
+    return {k: float(features.get(k, 0.0)) for k in FEATURES}
 
 
 def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS) -> float:

@@ -109,3 +109,23 @@ def test_a_pair_that_is_not_two_known_players_is_refused(fitting, pairs, capsys)
     with pytest.raises(SystemExit) as stop:
         fitting.main(["--pairs", *pairs])
     assert stop.value.code == 2 and "--pairs takes first:second" in capsys.readouterr().err
+
+
+def test_a_tournaments_positions_fit_on_even_games_and_validate_on_odd_ones(fitting, tmp_path, capsys):
+    header = "map,game,seed,side,player,enemy," + ",".join(fitting.FEATURES) + ",result\n"
+    rows = [f"met_calm_bocage,{g},{1000 * g + 1},{side},ai,greedy,{m},0,0,0,{m / 2},0.5,3.0,{r}\n"
+            for g in range(4) for side, m, r in (("gb", 2.0, 1.0), ("de", -2.0, -1.0))]
+    (tmp_path / "positions.csv").write_text(header + "".join(rows))
+    fit_rows, validate_rows = fitting.read_positions([tmp_path / "positions.csv"])
+    assert len(fit_rows) == len(validate_rows) == 4
+    assert all(r["pair"] == "ai:greedy" and r["result"] == (1.0 if r["morale"] > 0 else -1.0) for r in fit_rows)
+    assert fitting.main(["--games", "0", "--validate", "0", "--positions", str(tmp_path / "positions.csv"),
+                         "--maps", "met_calm_bocage", "--out", str(tmp_path / "out")]) == 0
+    assert "| met_calm_bocage | 4 |" in (tmp_path / "out" / "fit.md").read_text()
+
+
+def test_a_file_that_is_not_a_tournaments_positions_is_named(fitting, tmp_path):
+    (tmp_path / "games.csv").write_text("map,first,second\nmet_calm_bocage,ai,greedy\n")
+    with pytest.raises(SystemExit) as stop:
+        fitting.read_positions([tmp_path / "games.csv"])
+    assert "games.csv: not a tournament's positions.csv" in str(stop.value.code)

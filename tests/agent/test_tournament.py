@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from .experiments import load_experiment
 
 
@@ -134,3 +136,26 @@ def test_the_watch_point_reaches_every_task():
     tasks = module.tasks_for(["met_calm_bocage"], [("ai", "random")], 1, 1.0, watch=0.5)
     assert {t.watch for t in tasks} == {0.5}
     assert {t.watch for t in module.tasks_for(["met_calm_bocage"], [("ai", "random")], 1, 1.0)} == {None}
+
+
+def test_a_game_keeps_every_fourth_decision_of_each_player_with_its_movers_result(tmp_path):
+    """The positions a tournament writes for fitting the evaluation: each player's 1st, 5th, 9th
+    ... decision, the mover's features as ``feature_row`` gives them, and the mover's result."""
+    import csv
+
+    from agent.search.evaluation import FEATURES
+
+    module = tournament()
+    [task] = [t for t in module.tasks_for(["met_calm_bocage"], [("greedy", "random")], 1, 1.0) if t.first_side == 1]
+    outcome = module.play(task)
+    second_side = next(p["side"] for p in outcome.positions if p["side"] != outcome.first_side)
+    counts = Counter(p["side"] for p in outcome.positions)
+    assert sum(counts.values()) >= outcome.decisions // 4 - 1 and set(counts) == {outcome.first_side, second_side}
+    module.write_positions(tmp_path / "positions.csv", [outcome])
+    rows = list(csv.DictReader(open(tmp_path / "positions.csv")))
+    assert len(rows) == len(outcome.positions)
+    for row in rows:
+        mine = row["side"] == outcome.first_side
+        assert (row["player"], row["enemy"]) == (("greedy", "random") if mine else ("random", "greedy"))
+        assert float(row["result"]) == (outcome.result if mine else -outcome.result)
+        assert set(FEATURES) <= set(row) and row["map"] == "met_calm_bocage"

@@ -103,6 +103,7 @@ class Simulator:
         self.deadline = deadline
         self.max_steps = max_steps
         self.partials: list[Plan] = []  # plans cut short by the deadline while being recorded
+        self.rollout_choice: Chooser | None = None  # who plays the rollouts (None: both sides' default policies)
 
     def check(self) -> None:
         if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -192,13 +193,15 @@ class Simulator:
         return Plan(tuple(steps), label or policy.posture.reason, source, policy.posture, tuple(forced), follow)
 
     def rollout(self, state: GameState, scopes: int) -> None:
-        """Both sides play their default policies for ``scopes`` more scopes (or to the end)."""
+        """Both sides play ``rollout_choice`` (by default their default policies) for ``scopes``
+        more scopes (or to the end)."""
+        choose = self.rollout_choice or self.default_choice
         for _ in range(scopes):
             self.to_decision(state)
             if state.is_terminal():
                 return
             mover = state.current_player()
             if state.plan_scope(mover) is None:
-                state.apply_action(self.default_choice(state)[0])
+                state.apply_action(choose(state)[0])
                 continue
-            self.play_scope(state, mover, self.default_choice)
+            self.play_scope(state, mover, choose)

@@ -29,8 +29,9 @@ Each simulation:
    their edge has ``expand_after`` visits, and chosen by UCB1 on the owner's mean value.
    Chance nodes are stratified where small and sampled where large
    (:class:`~agent.search.chance.ChanceResolver`).
-3. **Roll out** both sides' balanced posture for ``rollout_scopes`` more scopes, or to the
-   end of the game once in its last turn or period.
+3. **Roll out** both sides' balanced posture (``rollout_policy``: another posture, or the
+   greedy choice) for ``rollout_scopes`` more scopes, or to the end of the game once in its last
+   turn or period.
 4. **Evaluate** the leaf for the player (:func:`~agent.search.evaluation.evaluate` with
    :data:`~agent.search.evaluation.SEARCH_WEIGHTS`, fitted to how games end; a small
    chance node at the leaf is enumerated exactly, the deadline looked at between its outcomes)
@@ -55,7 +56,7 @@ from engine.game import GameState
 from .chance import ChanceResolver, expected_leaf
 from .evaluation import SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
-from .policy import BALANCED, PosturePolicy
+from .policy import BALANCED, POSTURES, PosturePolicy
 from .sources import ALTERNATIVE, GreedySource, MovementSource, PlanSource, default_sources, unique
 
 __all__ = ["SearchConfig", "SearchResult", "PlanStats", "MacroSearch"]
@@ -82,6 +83,7 @@ class SearchConfig:
     anchor_margin: float = 0.01
     alternatives: int = 2  # plans opening with the greedy ranking's next orders (default sources)
     lone_rounds: int = 4  # simulations for a lone candidate: enough for its value, nothing to choose
+    rollout_policy: str = "balanced"  # both sides' play in rollouts: a posture's name, or "greedy" (slower)
 
 
 @dataclass
@@ -129,6 +131,7 @@ class MacroSearch:
         self.chance = ChanceResolver(rng, config.enumerate_limit)
         policy = PosturePolicy(BALANCED)
         self.sim = Simulator(side, self.chance, policy, policy, closed_loop=config.closed_loop)
+        self.sim.rollout_choice = _rollout_choice(config.rollout_policy, rng, self.sim.check)
         self._enemy_sources = _enemy_sources(config.enemy_postures)
         self._serial = 0
 
@@ -270,6 +273,18 @@ class MacroSearch:
             edge.visits += 1
             edge.total += signed
             n.visits += 1
+
+
+def _rollout_choice(name: str, rng: np.random.Generator, check):
+    """Who plays the rollouts: a posture (``balanced`` is the simulator's default), or the greedy
+    choice, which looks one step ahead at every order (better play, fewer simulations)."""
+    if name == "greedy":
+        from ..players.greedy import GreedyPolicy
+
+        return GreedyPolicy(rng, check=check).choose
+    if name not in POSTURES:
+        raise ValueError(f"rollout_policy: expected greedy or a posture ({', '.join(POSTURES)}), got {name!r}")
+    return PosturePolicy(POSTURES[name]).choose
 
 
 def _enemy_sources(names: tuple[str, ...]) -> list[PlanSource]:

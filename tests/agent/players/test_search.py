@@ -465,3 +465,48 @@ def test_the_enemys_replies_can_include_the_greedy_players_plan():
     assert all(source in ("movement", "greedy") for plans in with_greedy for source, _ in plans)
     postures_only = enemy_sources(("hold", "advance"))
     assert postures_only and all(plans <= {("movement", "hold"), ("movement", "advance")} for plans in postures_only)
+
+
+def test_the_rollouts_can_be_played_by_the_greedy_choice(monkeypatch):
+    """With ``rollout_policy="greedy"`` every order of a rollout is the greedy choice's; with the
+    default, none is (the balanced posture plays them), and the search stays deterministic."""
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.macro import Simulator
+
+    state = _decision(MAPS / "met_calm_bocage.json", skip=4)
+    side = state.current_player()
+    calls = {"rollout": 0, "greedy in rollout": 0}
+    choose, rollout = GreedyPolicy.choose, Simulator.rollout
+    inside = []
+
+    def counting_choose(self, world):
+        calls["greedy in rollout"] += bool(inside)
+        return choose(self, world)
+
+    def marked_rollout(self, world, scopes):
+        calls["rollout"] += 1
+        inside.append(True)
+        try:
+            return rollout(self, world, scopes)
+        finally:
+            inside.pop()
+
+    monkeypatch.setattr(GreedyPolicy, "choose", counting_choose)
+    monkeypatch.setattr(Simulator, "rollout", marked_rollout)
+
+    def decided(policy):
+        calls.update({"rollout": 0, "greedy in rollout": 0})
+        search = MacroSearch(side, np.random.default_rng(3), config=SearchConfig(rollout_policy=policy))
+        result = search.run(state.clone(), iterations=16, seconds=None)
+        return result.plan.actions, dict(calls)
+
+    plan, greedy_calls = decided("greedy")
+    assert greedy_calls["rollout"] > 0 and greedy_calls["greedy in rollout"] >= greedy_calls["rollout"]
+    assert decided("greedy")[0] == plan
+    assert decided("balanced")[1]["greedy in rollout"] == 0
+
+
+def test_an_unknown_rollout_policy_is_named():
+    state = _decision(MAPS / "met_calm_bocage.json", skip=4)
+    with pytest.raises(ValueError, match="rollout_policy: expected greedy or a posture .* got 'smart'"):
+        MacroSearch(state.current_player(), np.random.default_rng(0), config=SearchConfig(rollout_policy="smart"))

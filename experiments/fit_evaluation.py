@@ -159,7 +159,8 @@ def collect(tasks: list[Game], workers: int) -> list[dict]:
 
 def read_positions(paths: list[Path]) -> tuple[list[dict], list[dict]]:
     """Positions a tournament kept (its ``positions.csv``), split by game: even games to fit on,
-    odd ones to validate on (both sides of a duplicate pair fall on the same side of the split)."""
+    odd ones to validate on (both sides of a duplicate pair fall on the same side of the split).
+    ValueError names a file that is not one."""
     fit_rows, validate_rows = [], []
     for path in paths:
         with open(path, newline="") as f:
@@ -169,7 +170,7 @@ def read_positions(paths: list[Path]) -> tuple[list[dict], list[dict]]:
                             "pair": f"{row['player']}:{row['enemy']}", "result": float(row["result"])}
                     game = int(row["game"])
                 except (KeyError, TypeError, ValueError) as error:
-                    raise SystemExit(f"error: {path}: not a tournament's positions.csv ({error!r} in row {row})") from None
+                    raise ValueError(f"{path}: not a tournament's positions.csv ({error!r} in row {row})") from None
                 (validate_rows if game % 2 else fit_rows).append(kept)
     return fit_rows, validate_rows
 
@@ -229,7 +230,10 @@ def main(argv=None) -> int:
         parser.error(f"--pairs takes first:second of {', '.join(ALL_PLAYERS)}, got {' '.join(wrong) or 'none'}")
     if args.iterations < 1:
         parser.error("--iterations takes 1 or more")
-    kept_fit, kept_validate = read_positions(args.positions)
+    try:
+        kept_fit, kept_validate = read_positions(args.positions)
+    except ValueError as error:
+        parser.error(f"--positions: {error}")
     names = {m.stem for m in maps}
     training = as_positions(collect(games(maps, range(args.games), pairs, args.every, args.iterations), args.workers)
                             + [r for r in kept_fit if r["map"] in names])

@@ -276,8 +276,10 @@ class MacroSearch:
 
 
 def _rollout_choice(name: str, rng: np.random.Generator, check):
-    """Who plays the rollouts: a posture (``balanced`` is the simulator's default), or the greedy
-    choice, which looks one step ahead at every order (better play, fewer simulations)."""
+    """Who plays the rollouts: a posture, or the greedy choice, which looks one step ahead at
+    every order (better play, fewer simulations); None for ``balanced``, the simulator's default."""
+    if name == BALANCED.name:
+        return None
     if name == "greedy":
         from ..players.greedy import GreedyPolicy
 

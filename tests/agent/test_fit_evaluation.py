@@ -124,8 +124,10 @@ def test_a_tournaments_positions_fit_on_even_games_and_validate_on_odd_ones(fitt
     assert "| met_calm_bocage | 4 |" in (tmp_path / "out" / "fit.md").read_text()
 
 
-def test_a_file_that_is_not_a_tournaments_positions_is_named(fitting, tmp_path):
+def test_a_file_that_is_not_a_tournaments_positions_is_named(fitting, tmp_path, capsys):
     (tmp_path / "games.csv").write_text("map,first,second\nmet_calm_bocage,ai,greedy\n")
-    with pytest.raises(SystemExit) as stop:
+    with pytest.raises(ValueError, match="games.csv: not a tournament's positions.csv"):
         fitting.read_positions([tmp_path / "games.csv"])
-    assert "games.csv: not a tournament's positions.csv" in str(stop.value.code)
+    with pytest.raises(SystemExit) as stop:
+        fitting.main(["--games", "0", "--positions", str(tmp_path / "games.csv")])
+    assert stop.value.code == 2 and "games.csv: not a tournament's positions.csv" in capsys.readouterr().err

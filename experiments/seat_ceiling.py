@@ -1,4 +1,4 @@
-"""Seat ceiling: how winnable is each seat of each map against a random opponent?
+"""Seat ceiling: how winnable is each seat of each map against a random (or greedy) opponent?
 
 The AI's target against random is a win rate, and a draw is not a win. On a map whose handicap
 leaves an idle opponent level with us, a seat may be hard to win from however well it is
@@ -14,6 +14,10 @@ policy's win rate with a 95% Wilson interval: a seat whose best plain policy sta
 90% is one where the AI's 90%-against-random target asks for play no plain policy shows, and
 often one where the map's handicap (README, Maps) levels an idle opponent. Written to ``--out``:
 ``games.csv``, ``seats.csv``, ``summary.md`` and ``seats.png`` (win rate by seat and policy).
+
+``--opponent greedy`` plays every policy against the greedy player instead (the greedy policy's
+row is then greedy against itself): how far the plain policies spread against the AI's 65%
+target opponent, and which seats none of them wins. Its results go to ``seat_ceiling_greedy``.
 
 Run: ``python experiments/seat_ceiling.py --games 10 --workers 2``
 """
@@ -35,6 +39,7 @@ from agent.search.policy import POSTURES  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
 POLICIES = ("greedy",) + tuple(POSTURES)
+OPPONENTS = ("random", "greedy")
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,7 @@ class Game:
     side: int  # which side of the scenario the policy plays
     policy: str
     number: int
+    opponent: str = "random"
 
     @property
     def seed(self) -> int:
@@ -67,13 +73,14 @@ def make_policy(name: str, seed: int):
 
 def play(game: Game) -> Result:
     from agent.match import play_game
-    from agent.players import RandomPlayer
+    from agent.players import GreedyPlayer, RandomPlayer
     from engine.scenario import load_scenario
 
     scenario = load_scenario(ROOT / "maps" / f"{game.map}.json")
     sides = [s.id for s in scenario.sides]
     mine, theirs = sides[game.side], sides[1 - game.side]
-    players = {mine: make_policy(game.policy, game.seed * 2 + 1), theirs: RandomPlayer(game.seed * 2 + 2)}
+    opponent = (GreedyPlayer if game.opponent == "greedy" else RandomPlayer)(game.seed * 2 + 2)
+    players = {mine: make_policy(game.policy, game.seed * 2 + 1), theirs: opponent}
     record = play_game(scenario.new_game(seed=game.seed), players)
     return Result(game.map, mine, game.policy, game.number, game.seed, float(record.returns[mine]))
 
@@ -97,7 +104,7 @@ def seats(results: list[Result]) -> list[dict]:
     return rows
 
 
-def write_outputs(out: Path, results: list[Result], rows: list[dict], command: str) -> None:
+def write_outputs(out: Path, results: list[Result], rows: list[dict], command: str, opponent: str = "random") -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "games.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(asdict(results[0])))
@@ -108,8 +115,8 @@ def write_outputs(out: Path, results: list[Result], rows: list[dict], command: s
         writer.writeheader()
         writer.writerows(rows)
     policies = [p for p in POLICIES if p in rows[0]]
-    lines = ["# Seat ceiling against random", "", f"`{command}`", "",
-             "Wins-draws-losses of each plain policy from each seat against the random player; the best "
+    lines = [f"# Seat ceiling against {opponent}", "", f"`{command}`", "",
+             f"Wins-draws-losses of each plain policy from each seat against the {opponent} player; the best "
              "policy's win rate with a 95% Wilson interval.", "",
              "| map | side | " + " | ".join(policies) + " | best | best win rate |",
              "|---|---|" + "---|" * len(policies) + "---|---|"]
@@ -117,10 +124,10 @@ def write_outputs(out: Path, results: list[Result], rows: list[dict], command: s
         lines.append(f"| {r['map']} | {r['side']} | " + " | ".join(r[p] for p in policies)
                      + f" | {r['best']} | {r['best_win_rate']:.0%} [{r['ci_low']:.0%}, {r['ci_high']:.0%}] |")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
-    plot(out, rows, results, policies)
+    plot(out, rows, results, policies, opponent)
 
 
-def plot(out: Path, rows: list[dict], results: list[Result], policies: list[str]) -> None:
+def plot(out: Path, rows: list[dict], results: list[Result], policies: list[str], opponent: str = "random") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -136,7 +143,7 @@ def plot(out: Path, rows: list[dict], results: list[Result], policies: list[str]
             ax.text(j, i, rows[i][p], ha="center", va="center", fontsize=7)
     ax.set_xticks(range(len(policies)), policies, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), labels, fontsize=8)
-    ax.set_title("win rate against random by seat and policy (text: W-D-L)")
+    ax.set_title(f"win rate against {opponent} by seat and policy (text: W-D-L)")
     fig.colorbar(image, ax=ax, fraction=0.03)
     fig.tight_layout()
     fig.savefig(out / "seats.png", dpi=120)
@@ -153,8 +160,11 @@ def main(argv=None) -> int:
     parser.add_argument("--maps", nargs="*", default=None, help="map names (default: every map)")
     parser.add_argument("--policies", nargs="*", default=list(POLICIES), help=f"among {', '.join(POLICIES)}")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
-    parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "seat_ceiling")
+    parser.add_argument("--opponent", choices=OPPONENTS, default="random", help="who every policy plays against")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="output folder (default experiments/results/seat_ceiling, or seat_ceiling_greedy)")
     args = parser.parse_args(argv)
+    out = args.out or ROOT / "experiments" / "results" / ("seat_ceiling" + ("_greedy" if args.opponent == "greedy" else ""))
     for name in args.policies:
         if name not in POLICIES:
             parser.error(f"unknown policy {name!r}: one of {', '.join(POLICIES)}")
@@ -165,7 +175,8 @@ def main(argv=None) -> int:
     for name in maps:
         if name not in known:
             parser.error(f"unknown map {name!r}: one of {', '.join(known)}")
-    games = [Game(m, side, p, g) for m in maps for side in (0, 1) for p in args.policies for g in range(args.games)]
+    games = [Game(m, side, p, g, args.opponent) for m in maps for side in (0, 1) for p in args.policies
+             for g in range(args.games)]
     games.sort(key=lambda g: g.policy != "greedy")  # the slow ones first, so the workers finish together
     console = Console(stderr=True)
     results: list[Result] = []
@@ -180,15 +191,15 @@ def main(argv=None) -> int:
     results.sort(key=lambda r: (r.map, r.side, POLICIES.index(r.policy), r.number))
     rows = seats(results)
     command = " ".join(["python", "experiments/seat_ceiling.py"] + list(sys.argv[1:] if argv is None else argv))
-    write_outputs(args.out, results, rows, command)
-    table = Table(title="seats against random: best plain policy")
+    write_outputs(out, results, rows, command, args.opponent)
+    table = Table(title=f"seats against {args.opponent}: best plain policy")
     for column in ("map", "side", "best", "W-D-L", "win rate [95% CI]"):
         table.add_column(column)
     for r in rows:
         table.add_row(r["map"], r["side"], r["best"], r[r["best"]],
                       f"{r['best_win_rate']:.0%} [{r['ci_low']:.0%}, {r['ci_high']:.0%}]")
     console.print(table)
-    console.print(f"written to {args.out}")
+    console.print(f"written to {out}")
     return 0
 
 

@@ -35,7 +35,10 @@ A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets 
 :class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``) and
 ``weights.FIELD=VALUE`` those of its evaluation's weights (``--search weights.early=1.5``);
 ``--replan scope`` makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
-check a change on games it was not chosen on.
+check a change on games it was not chosen on. ``--iterations N`` gives the AI N simulations a decision and
+no clock: every game is then the same on any machine, however busy (two runs differ only where
+their settings make the AI choose differently), and at a few dozen simulations a MET game takes
+seconds, so a change can be tried on hundreds of games.
 
 Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
 """
@@ -79,6 +82,7 @@ class Task:
     replan: str = "always"  # the AI's: search at every order, or once per scope
     search: tuple[tuple[str, object], ...] = ()  # the AI's SearchConfig fields changed from the defaults
     watch: float | None = None  # take the AI's stacks from this many seconds into an order (None: budget + 20%)
+    iterations: int | None = None  # the AI searches this many simulations a decision, untimed (None: its time budget)
 
 
 @dataclass
@@ -103,7 +107,10 @@ class Outcome:
     positions: list = field(default_factory=list)  # the mover's side and features at every POSITION_EVERY-th decision
 
 
-def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=()):
+def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=(),
+                iterations: int | None = None):
+    """``name``'s player; the AI with ``iterations`` simulations a decision and no time limit when
+    they are given (the same games on any machine, however busy), else ``time_per_decision``."""
     from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
 
     if name == "random":
@@ -111,6 +118,9 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
     if name == "greedy":
         return GreedyPlayer(seed)
     if name == "ai":
+        if iterations is not None:
+            return SearchPlayer(seed, time_per_decision=None, iterations=iterations, replan=replan,
+                                config=search_config(search))
         return SearchPlayer(seed, time_per_decision=time_per_decision, replan=replan, config=search_config(search))
     if name == "openspiel-mcts":
         from agent.players import OpenSpielMCTSPlayer
@@ -127,10 +137,12 @@ def play(task: Task) -> Outcome:
     scenario = load_scenario(ROOT / "maps" / f"{task.map}.json")
     sides = [s.id for s in scenario.sides]
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
-    first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search)
-    second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search)
+    first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search, task.iterations)
+    second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search, task.iterations)
     limit = SLACK * task.time_per_decision
     watch = limit if task.watch is None else task.watch
+    if task.iterations is not None and task.watch is None:
+        watch = None  # an untimed AI has no budget to overrun
     players = {side: _Timed(player, watch if _is_ai(player) else None) for side, player in ((mine, first), (theirs, second))}
     positions = []
 
@@ -274,14 +286,14 @@ def _innermost_of_ours(stack: str) -> str:
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),
-              first_game: int = 0, watch: float | None = None) -> list[Task]:
+              first_game: int = 0, watch: float | None = None, iterations: int | None = None) -> list[Task]:
     out = []
     for m in maps:
         for first, second in pairs:
             for side in (0, 1):
                 for g in range(first_game, first_game + games):
                     out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search),
-                                    watch))
+                                    watch, iterations))
     # the slow games first, so that the workers finish together
     weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
@@ -346,6 +358,14 @@ def write_positions(path: Path, outcomes) -> None:
                                  "enemy": players[1], "result": o.result if mine else -o.result})
 
 
+def _budget(args) -> str:
+    """The players' thinking budget in words."""
+    if args.iterations is None:
+        return f"{args.time_per_decision:g} s per decision for the AI and MCTSBot"
+    return (f"the AI {args.iterations} simulations per decision (untimed), MCTSBot {args.time_per_decision:g} s "
+            "per decision")
+
+
 def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "games.csv", "w", newline="") as f:
@@ -378,7 +398,7 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
         "",
         f"`{' '.join(['python', 'experiments/tournament.py'] + sys.argv[1:])}`",
         "",
-        f"{args.games} game(s) per side per pair and map, {args.time_per_decision:g} s per decision for the AI and MCTSBot, "
+        f"{args.games} game(s) per side per pair and map, {_budget(args)}, "
         f"{len(outcomes)} games. Win rate of the first player with a 95% Wilson interval; a draw is not a win "
         "(score rate counts it half); score is the ruleset's scaled point difference for the first player; think is "
         "the mean total thinking time per game (first / second player).",
@@ -393,7 +413,11 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
             f"{r['ci_low']:.0%}-{r['ci_high']:.0%} | {r['score_rate']:.0%} | {r['mean_score']:+.2f} | "
             f"{r['first_think_s']:.0f} / {r['second_think_s']:.0f} | {target} |"
         )
-    if bench:
+    if bench and args.iterations is not None:
+        lines += ["", "## AI decision time", "",
+                  f"{bench['searches']} searches of {args.iterations} simulations (untimed): median {bench['median_s']:.3f} s, "
+                  f"95th percentile {bench['p95_s']:.3f} s, max {bench['max_s']:.3f} s."]
+    elif bench:
         lines += [
             "",
             "## AI decision time",
@@ -445,11 +469,12 @@ def plot(out: Path, rows, outcomes, bench) -> None:
     if times:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.hist(times, bins=40)
-        ax.axvline(bench["budget_s"], color="black", linewidth=0.8, label="budget")
-        ax.axvline(SLACK * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
+        if bench.get("timed", True):
+            ax.axvline(bench["budget_s"], color="black", linewidth=0.8, label="budget")
+            ax.axvline(SLACK * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
+            ax.legend()
         ax.set_xlabel("seconds per AI search")
         ax.set_ylabel("searches")
-        ax.legend()
         fig.tight_layout()
         fig.savefig(out / "decision_times.png", dpi=120)
         plt.close(fig)
@@ -468,6 +493,10 @@ def main(argv=None) -> int:
     parser.add_argument("--players", nargs="*", default=list(PLAYERS), help=f"among {', '.join(PLAYERS)}")
     parser.add_argument("--pairs", nargs="*", default=None, help="only these pairs, as first:second (e.g. ai:random)")
     parser.add_argument("--time-per-decision", type=float, default=1.0, help="seconds per decision for ai and openspiel-mcts")
+    parser.add_argument("--iterations", type=int, default=None, metavar="N",
+                        help="the AI searches N simulations a decision with no time limit (MCTSBot keeps "
+                             "--time-per-decision): the same games on any machine, however busy, and quicker "
+                             "ones for comparing settings")
     parser.add_argument("--replan", choices=("always", "scope"), default="always",
                         help="the AI searches at every order (default), or once per scope and follows its plan")
     parser.add_argument("--search", nargs="*", default=[], metavar="FIELD=VALUE",
@@ -487,14 +516,17 @@ def main(argv=None) -> int:
         pairs = [tuple(p.split(":")) for p in args.pairs]
     else:
         pairs = [tuple(sorted(p, key=order.get)) for p in itertools.combinations(args.players, 2)]
+    if args.iterations is not None and args.iterations < 1:
+        parser.error(f"--iterations must be at least 1, got {args.iterations}")
     try:
         search = search_options(args.search)
     except ValueError as error:
         parser.error(str(error))
-    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game, args.watch)
+    tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game, args.watch,
+                      args.iterations)
     console = Console(stderr=True)
     console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
-                  f"{args.time_per_decision:g} s per decision; {args.workers} workers")
+                  f"{_budget(args)}; {args.workers} workers")
     outcomes: list[Outcome] = []
     args.out.mkdir(parents=True, exist_ok=True)
     partial = open(args.out / "games.partial.csv", "w", newline="")  # each game as it ends, in case of a stop
@@ -512,6 +544,8 @@ def main(argv=None) -> int:
     outcomes.sort(key=lambda o: (o.map, o.first, o.second, o.first_side, o.game))
     rows = summarise(outcomes, maps, pairs)
     bench = decision_benchmark(outcomes, args.time_per_decision)
+    if bench:
+        bench["timed"] = args.iterations is None
     write_outputs(args.out, outcomes, rows, bench, args)
     table = Table(title="tournament (first player's view)")
     for column in ("first", "second", "map", "W-D-L", "win rate [95% CI]", "mean score", "target"):
@@ -523,7 +557,10 @@ def main(argv=None) -> int:
         table.add_row(r["first"], r["second"], r["map"], f"{r['wins']}-{r['draws']}-{r['losses']}",
                       f"{r['win_rate']:.0%} [{r['ci_low']:.0%}, {r['ci_high']:.0%}]", f"{r['mean_score']:+.2f}", target)
     console.print(table)
-    if bench:
+    if bench and args.iterations is not None:
+        console.print(f"AI decision time ({args.iterations} simulations, untimed): median {bench['median_s']:.3f} s, "
+                      f"max {bench['max_s']:.3f} s")
+    elif bench:
         console.print(f"AI decision time: median {bench['median_s']:.3f} s, p95 {bench['p95_s']:.3f} s, max "
                       f"{bench['max_s']:.3f} s, {bench['over_budget_20pct']} of {bench['searches']} over budget + 20%; "
                       f"longest order {bench['longest_order_s']:.3f} s, {bench['slow_orders']} over budget + 20%, "

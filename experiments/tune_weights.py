@@ -9,6 +9,11 @@ seeds (``--validate``), which is the figure to trust: the search itself picks th
 many candidates. A change worth taking shows up in validation, and then goes into
 :data:`agent.search.evaluation.DEFAULT_WEIGHTS`.
 
+``--candidate`` skips the search and plays the given weights against the defaults on the fresh
+seeds: ``--candidate search`` the search's leaf weights (:data:`~agent.search.evaluation.SEARCH_WEIGHTS`),
+``--candidate risk=2 fire=1`` the defaults with those fields changed (``search fire=1``: the
+search's with that change).
+
 Run: ``.venv/bin/python experiments/tune_weights.py --ruleset met --seeds 6 --validate 12 --workers 2``
 """
 
@@ -26,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from agent.search.evaluation import DEFAULT_WEIGHTS, Weights  # noqa: E402
+from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
 TUNED = ("objectives", "pressure", "risk", "fire", "scale")
@@ -61,6 +66,25 @@ def score_rate(pool, maps: list[Path], weights: Weights, seeds: range) -> tuple[
     return sum((r + 1) / 2 for r in results) / len(results), results
 
 
+def candidate_weights(words: list[str]) -> Weights:
+    """``--candidate``'s weights: ``search`` starts from the search's weights (else the defaults),
+    then each ``FIELD=VALUE`` changes a field; ValueError names the first word that is wrong."""
+    weights = DEFAULT_WEIGHTS
+    names = {f.name for f in fields(Weights)}
+    for word in words:
+        if word == "search":
+            weights = SEARCH_WEIGHTS
+            continue
+        name, sep, value = word.partition("=")
+        if not sep or name not in names:
+            raise ValueError(f"--candidate {word!r}: expected search or FIELD=VALUE with FIELD one of {', '.join(sorted(names))}")
+        try:
+            weights = replace(weights, **{name: float(value)})
+        except ValueError:
+            raise ValueError(f"--candidate {word!r}: {name} takes a number") from None
+    return weights
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ruleset", required=True, choices=("chq", "met"))
@@ -70,17 +94,25 @@ def main(argv=None) -> int:
     parser.add_argument("--margin", type=float, default=0.02, help="score-rate gain a change must bring")
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--candidate", nargs="+", default=None, metavar="WORD",
+                        help="no search: play these weights against the defaults on the fresh seeds "
+                             "(search, and/or FIELD=VALUE)")
     args = parser.parse_args(argv)
+    try:
+        candidate = None if args.candidate is None else candidate_weights(args.candidate)
+    except ValueError as error:
+        parser.error(str(error))
     maps = [m for m in sorted((ROOT / "maps").glob("*.json"))
             if not m.name.endswith(".schema.json") and _scenario(str(m)).ruleset.name == args.ruleset]
     seeds = range(args.seeds)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        best = DEFAULT_WEIGHTS
-        best_rate, _ = score_rate(pool, maps, best, seeds)
-        print(f"default {best_rate:.3f}", flush=True)
+        best = DEFAULT_WEIGHTS if candidate is None else candidate
+        if candidate is None:
+            best_rate, _ = score_rate(pool, maps, best, seeds)
+            print(f"default {best_rate:.3f}", flush=True)
         tried = {best}
-        for _ in range(args.passes):
+        for _ in range(args.passes if candidate is None else 0):
             for name in TUNED:
                 for factor in args.factors:
                     candidate = replace(best, **{name: getattr(best, name) * factor})
@@ -96,7 +128,11 @@ def main(argv=None) -> int:
         fresh = range(10_000, 10_000 + args.validate)
         rate, results = score_rate(pool, maps, best, fresh)
     wins, draws = results.count(1.0), results.count(0.0)
-    print(f"best: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
+    per_map = 2 * len(fresh)  # score_rate's order: map, then side, then seed
+    for i, m in enumerate(maps):
+        mine = results[i * per_map:(i + 1) * per_map]
+        print(f"  {m.stem}: {mine.count(1.0)}-{mine.count(0.0)}-{mine.count(-1.0)}")
+    print(f"{'best' if candidate is None else 'candidate'}: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
     low, high = wilson(wins, len(results))
     print(f"validation on {len(results)} fresh games: {wins} won, {draws} drawn, {len(results) - wins - draws} lost"
           f" (win rate 95% interval [{low:.0%}, {high:.0%}]); score rate {rate:.3f} against the default weights"

@@ -49,3 +49,29 @@ def test_an_unknown_policy_or_map_is_refused_with_its_name(capsys):
         with pytest.raises(SystemExit) as stop:
             module.main(argv)
         assert stop.value.code == 2 and named in capsys.readouterr().err
+
+
+
+def test_against_greedy_every_policy_meets_the_greedy_player_seeded_as_random_would_be(tmp_path, monkeypatch):
+    """``--opponent greedy``: each game's other side is the greedy player (seeded 2 x seed + 2,
+    as the random one), and the summary names the opponent."""
+    import agent.players as players
+
+    module = ceiling()
+    made = []
+
+    class Recorded(players.GreedyPlayer):
+        def __init__(self, seed=0, **kwargs):
+            made.append(seed)
+            super().__init__(seed, **kwargs)
+
+    monkeypatch.setattr(players, "GreedyPlayer", Recorded)
+    result = module.play(module.Game("met_calm_bocage", 0, "hold", 0, "greedy"))
+    assert made == [4] and result.policy == "hold" and result.result in (-1.0, 0.0, 1.0)
+    made.clear()
+    module.play(module.Game("met_calm_bocage", 0, "hold", 0))
+    assert made == []  # the default opponent is random
+    out = tmp_path / "seats"
+    assert module.main(["--games", "1", "--maps", "met_calm_bocage", "--policies", "hold", "--opponent", "greedy",
+                        "--workers", "1", "--out", str(out)]) == 0
+    assert (out / "summary.md").read_text().startswith("# Seat ceiling against greedy")

@@ -159,3 +159,27 @@ def test_a_game_keeps_every_fourth_decision_of_each_player_with_its_movers_resul
         assert (row["player"], row["enemy"]) == (("greedy", "random") if mine else ("random", "greedy"))
         assert float(row["result"]) == (outcome.result if mine else -outcome.result)
         assert set(FEATURES) <= set(row) and row["map"] == "met_calm_bocage"
+
+
+def test_an_iteration_budget_makes_the_ai_untimed_and_its_games_repeat_exactly():
+    """``--iterations``: the AI searches N simulations a decision with no clock, so a task
+    played twice is the same game, decision for decision."""
+    module = tournament()
+    [task, *_] = module.tasks_for(["met_calm_bocage"], [("ai", "random")], 1, 1.0, iterations=2)
+    assert task.iterations == 2
+    ai = module.make_player("ai", 1, task.time_per_decision, task.replan, task.search, task.iterations)
+    assert ai.iterations == 2 and ai.time_per_decision is None
+    timed = module.make_player("ai", 1, 1.0)
+    assert timed.iterations is None and timed.time_per_decision == 1.0
+    first, again = module.play(task), module.play(task)
+    assert (first.result, first.score, first.decisions) == (again.result, again.score, again.decisions)
+    assert first.positions == again.positions and first.ai_searches and first.ai_slow == 0
+
+
+def test_an_iteration_budget_below_one_is_refused(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        tournament().main(["--iterations", "0", "--maps", "met_calm_bocage", "--pairs", "ai:random"])
+    assert stop.value.code == 2
+    assert "--iterations must be at least 1, got 0" in capsys.readouterr().err

@@ -37,8 +37,8 @@ A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets 
 ``--replan scope`` makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
 check a change on games it was not chosen on. ``--iterations N`` gives the AI N simulations a decision and
 no clock: every game is then the same on any machine, however busy (two runs differ only where
-their settings make the AI choose differently), and at a few dozen simulations a MET game takes
-seconds, so a change can be tried on hundreds of games.
+their settings make the AI choose differently), and at 32 simulations a MET game takes about
+ten seconds, so a change can be tried on hundreds of games.
 
 Run: ``python experiments/tournament.py --games 2 --time-per-decision 1.0 --out experiments/results/tournament``
 """

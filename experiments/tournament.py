@@ -118,10 +118,8 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
     if name == "greedy":
         return GreedyPlayer(seed)
     if name == "ai":
-        if iterations is not None:
-            return SearchPlayer(seed, time_per_decision=None, iterations=iterations, replan=replan,
-                                config=search_config(search))
-        return SearchPlayer(seed, time_per_decision=time_per_decision, replan=replan, config=search_config(search))
+        clock = time_per_decision if iterations is None else None
+        return SearchPlayer(seed, time_per_decision=clock, iterations=iterations, replan=replan, config=search_config(search))
     if name == "openspiel-mcts":
         from agent.players import OpenSpielMCTSPlayer
 
@@ -140,9 +138,7 @@ def play(task: Task) -> Outcome:
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search, task.iterations)
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search, task.iterations)
     limit = SLACK * task.time_per_decision
-    watch = limit if task.watch is None else task.watch
-    if task.iterations is not None and task.watch is None:
-        watch = None  # an untimed AI has no budget to overrun
+    watch = task.watch if task.watch is not None else (limit if task.iterations is None else None)  # untimed: no budget
     players = {side: _Timed(player, watch if _is_ai(player) else None) for side, player in ((mine, first), (theirs, second))}
     positions = []
 

@@ -425,10 +425,10 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
             f"({bench['slow_orders_cpu']} of them over it on the CPU clock too: the rest waited for the machine).",
         ]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
-    plot(out, rows, outcomes, bench)
+    plot(out, rows, outcomes, bench, timed=args.iterations is None)
 
 
-def plot(out: Path, rows, outcomes, bench) -> None:
+def plot(out: Path, rows, outcomes, bench, timed: bool = True) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -465,7 +465,7 @@ def plot(out: Path, rows, outcomes, bench) -> None:
     if times:
         fig, ax = plt.subplots(figsize=(6, 3.5))
         ax.hist(times, bins=40)
-        if bench.get("timed", True):
+        if timed:  # an untimed AI has no budget to draw
             ax.axvline(bench["budget_s"], color="black", linewidth=0.8, label="budget")
             ax.axvline(SLACK * bench["budget_s"], color="red", linestyle="--", linewidth=0.8, label="budget + 20%")
             ax.legend()
@@ -540,8 +540,6 @@ def main(argv=None) -> int:
     outcomes.sort(key=lambda o: (o.map, o.first, o.second, o.first_side, o.game))
     rows = summarise(outcomes, maps, pairs)
     bench = decision_benchmark(outcomes, args.time_per_decision)
-    if bench:
-        bench["timed"] = args.iterations is None
     write_outputs(args.out, outcomes, rows, bench, args)
     table = Table(title="tournament (first player's view)")
     for column in ("first", "second", "map", "W-D-L", "win rate [95% CI]", "mean score", "target"):

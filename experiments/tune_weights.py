@@ -99,7 +99,7 @@ def main(argv=None) -> int:
                              "(search, and/or FIELD=VALUE)")
     args = parser.parse_args(argv)
     try:
-        candidate = None if args.candidate is None else candidate_weights(args.candidate)
+        given = None if args.candidate is None else candidate_weights(args.candidate)
     except ValueError as error:
         parser.error(str(error))
     maps = [m for m in sorted((ROOT / "maps").glob("*.json"))
@@ -107,12 +107,12 @@ def main(argv=None) -> int:
     seeds = range(args.seeds)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:
-        best = DEFAULT_WEIGHTS if candidate is None else candidate
-        if candidate is None:
+        best = DEFAULT_WEIGHTS if given is None else given
+        if given is None:
             best_rate, _ = score_rate(pool, maps, best, seeds)
             print(f"default {best_rate:.3f}", flush=True)
         tried = {best}
-        for _ in range(args.passes if candidate is None else 0):
+        for _ in range(args.passes if given is None else 0):
             for name in TUNED:
                 for factor in args.factors:
                     candidate = replace(best, **{name: getattr(best, name) * factor})
@@ -132,7 +132,7 @@ def main(argv=None) -> int:
     for i, m in enumerate(maps):
         mine = results[i * per_map:(i + 1) * per_map]
         print(f"  {m.stem}: {mine.count(1.0)}-{mine.count(0.0)}-{mine.count(-1.0)}")
-    print(f"{'best' if candidate is None else 'candidate'}: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
+    print(f"{'best' if given is None else 'candidate'}: {', '.join(f'{f.name}={getattr(best, f.name):.3g}' for f in fields(best))}")
     low, high = wilson(wins, len(results))
     print(f"validation on {len(results)} fresh games: {wins} won, {draws} drawn, {len(results) - wins - draws} lost"
           f" (win rate 95% interval [{low:.0%}, {high:.0%}]); score rate {rate:.3f} against the default weights"

@@ -48,6 +48,7 @@ from __future__ import annotations
 import argparse
 import csv
 import itertools
+import math
 import statistics
 import sys
 import threading
@@ -64,7 +65,7 @@ if str(ROOT) not in sys.path:
 
 from agent.stress.report import wilson  # noqa: E402
 
-PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")
+PLAYERS = ("random", "greedy", "greedy-rings", "ai", "openspiel-mcts")
 SLACK = 1.2  # a decision may run to budget + 20% (issue 7)
 TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
 POSITION_EVERY = 4  # positions.csv keeps every 4th decision's features (neighbours are alike)
@@ -117,6 +118,10 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
         return RandomPlayer(seed)
     if name == "greedy":
         return GreedyPlayer(seed)
+    if name == "greedy-rings":  # the greedy player weighing destinations off the engine's lattice too
+        from agent.search.destinations import RingMoves
+
+        return GreedyPlayer(seed, more=RingMoves())
     if name == "ai":
         clock = time_per_decision if iterations is None else None
         return SearchPlayer(seed, time_per_decision=clock, iterations=iterations, replan=replan, config=search_config(search))
@@ -137,8 +142,9 @@ def play(task: Task) -> Outcome:
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search, task.iterations)
     second = make_player(task.second, task.seed * 2 + 2, task.time_per_decision, task.replan, task.search, task.iterations)
-    limit = SLACK * task.time_per_decision
-    watch = task.watch if task.watch is not None else (limit if task.iterations is None else None)  # untimed: no budget
+    untimed = task.iterations is not None  # the AI has no budget to overrun
+    limit = math.inf if untimed else SLACK * task.time_per_decision
+    watch = task.watch if task.watch is not None else (None if untimed else limit)
     players = {side: _Timed(player, watch if _is_ai(player) else None) for side, player in ((mine, first), (theirs, second))}
     positions = []
 
@@ -253,7 +259,8 @@ def search_options(pairs) -> tuple[tuple[str, object], ...]:
                     raise ValueError(value)
                 parsed = value.lower() in ("true", "yes", "1")
             elif isinstance(default, tuple):
-                parsed = tuple(v for v in value.split(",") if v)
+                kind = type(default[0]) if default else str
+                parsed = tuple(kind(v) for v in value.split(",") if v)
             elif default is None or isinstance(default, str):
                 parsed = None if value.lower() == "none" else value
             else:
@@ -291,7 +298,7 @@ def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "
                     out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search),
                                     watch, iterations))
     # the slow games first, so that the workers finish together
-    weight = {"random": 0, "greedy": 1, "ai": 2, "openspiel-mcts": 4}
+    weight = {"random": 0, "greedy": 1, "greedy-rings": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
     return out
 

@@ -30,15 +30,16 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Collection, Hashable
+from typing import Callable, Collection, Hashable
 
 import numpy as np
 
 from engine.game import GameState
 
 from ..search.chance import ChanceResolver
+from ..search.destinations import NO_MORE_MOVES
 from ..search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
-from ..search.macro import Simulator
+from ..search.macro import OutOfTime, Simulator
 from ..search.policy import BALANCED, PosturePolicy, action_score
 from .base import PlannedAction, Player
 
@@ -64,15 +65,21 @@ def observed_world(state: GameState, side: str, rng: np.random.Generator) -> Gam
 
 class GreedyPolicy:
     """The greedy choice in a state it may look into (a world): the search uses it as a plan
-    source; :class:`GreedyPlayer` gives it a world drawn from its observation."""
+    source; :class:`GreedyPlayer` gives it a world drawn from its observation.
+
+    ``more`` adds orders to weigh after the engine's own (the AI's destinations off the lattice,
+    :mod:`agent.search.destinations`); a deadline that falls among them ends the ranking with
+    the orders weighed so far, so that more orders never cost the order its greedy choice."""
 
     posture = BALANCED  # what finishes a greedy plan that runs out
     follow = "greedy"  # a plan it records is played on by the greedy choice (closed-loop)
 
     def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
                  samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None,
-                 look_through: Collection[str] = PICKS, look_branches: int = 8):
+                 look_through: Collection[str] = PICKS, look_branches: int = 8,
+                 more: Callable[[GameState], list] = NO_MORE_MOVES):
         self.rng = rng
+        self.more = more  # orders to weigh beyond the engine's list (destinations off its lattice)
         self.look_through = frozenset(look_through)  # kinds valued by the best order they open
         self.look_branches = look_branches  # chance leaves a looked-through order's opened orders may enumerate
         self.check = check  # called before each lookahead: a search's deadline raises from it
@@ -88,7 +95,8 @@ class GreedyPolicy:
         """(value, action) of the shortlisted actions, best first (ties: posture score, then order);
         ``look``: value an order of a ``look_through`` kind by the best one-step order it opens."""
         side = world.current_player()
-        candidates = world.legal_actions()
+        canonical = world.legal_actions()
+        candidates = canonical + self.more(world)
         infos = self._described(world, candidates)
         keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
         heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
@@ -96,14 +104,19 @@ class GreedyPolicy:
         keep = sorted(keep + heavy[: self.artillery_top])
         scored = []
         for i in keep:
-            if self.check is not None:
-                self.check()
-            child = world.clone()
-            child.apply_action(candidates[i])
-            if look and infos[i]["kind"] in self.look_through and self._decides_next(child, side):
-                value = self.ranked(child, look=False, branches=self.look_branches)[0][0]
-            else:
-                value = self.expected(child, side, self.max_branches if branches is None else branches)
+            try:
+                if self.check is not None:
+                    self.check()
+                child = world.clone()
+                child.apply_action(candidates[i])
+                if look and infos[i]["kind"] in self.look_through and self._decides_next(child, side):
+                    value = self.ranked(child, look=False, branches=self.look_branches)[0][0]
+                else:
+                    value = self.expected(child, side, self.max_branches if branches is None else branches)
+            except OutOfTime:
+                if i < len(canonical):
+                    raise
+                break  # the deadline fell among the orders off the engine's list: rank what was weighed
             scored.append((value, action_score(infos[i], _RANKING), -i))
         if look:
             self.last = [(candidates[-s[2]], s[0]) for s in scored]
@@ -175,11 +188,12 @@ class GreedyPlayer(Player):
     name = "greedy"
 
     def __init__(self, seed: int = 0, *, enumerate_limit: int = 16, max_branches: int = 64, samples: int = 4,
-                 artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS):
+                 artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, more: Callable[[GameState], list] = NO_MORE_MOVES):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.policy = GreedyPolicy(self.rng, enumerate_limit=enumerate_limit, max_branches=max_branches,
-                                   samples=samples, artillery_top=artillery_top, weights=weights, look_through=())
+                                   samples=samples, artillery_top=artillery_top, weights=weights, look_through=(),
+                                   more=more)
 
     @property
     def enumerate_limit(self) -> int:

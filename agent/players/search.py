@@ -202,7 +202,8 @@ class SearchPlayer(Player):
         world = search.world(state)
         if self._plan is not None and self._plan.follow == "greedy":
             try:
-                best = GreedyPolicy(self.rng, check=self._out_of_time).best_legal(world, state)
+                greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations)
+                best = greedy.best_legal(world, state)
             except OutOfTime:
                 best = None
             if best is not None:

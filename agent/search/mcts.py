@@ -54,6 +54,7 @@ import numpy as np
 from engine.game import GameState
 
 from .chance import ChanceResolver, expected_leaf
+from .destinations import RingMoves
 from .evaluation import SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
 from .policy import BALANCED, POSTURES, PosturePolicy
@@ -84,6 +85,14 @@ class SearchConfig:
     alternatives: int = 2  # plans opening with the greedy ranking's next orders (default sources)
     lone_rounds: int = 4  # simulations for a lone candidate: enough for its value, nothing to choose
     rollout_policy: str = "balanced"  # both sides' play in rollouts: a posture's name, or "greedy" (slower)
+    move_rings: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)  # the greedy plan's destinations off the lattice,
+    move_bearings: int = 0  # ... in this many directions on each ring (0, the default: the engine's lattice only)
+    rings_first_only: bool = True  # ... at the plan's first order only (the one given; False: at every order)
+
+    @property
+    def destinations(self) -> RingMoves:
+        """The moves the AI's greedy choice weighs beyond the engine's list (:mod:`.destinations`)."""
+        return RingMoves(self.move_rings, self.move_bearings)
 
 
 @dataclass
@@ -126,7 +135,9 @@ class MacroSearch:
                  config: SearchConfig = SearchConfig()):
         self.side = side
         self.rng = rng
-        self.sources = list(default_sources(config.alternatives) if sources is None else sources)
+        if sources is None:
+            sources = default_sources(config.alternatives, config.destinations, config.rings_first_only)
+        self.sources = list(sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)
         policy = PosturePolicy(BALANCED)

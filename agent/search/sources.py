@@ -6,7 +6,9 @@ in: anything with a ``name`` and ``plans(world, side, simulator, rng) -> list[Pl
 so the fire and smoke planners join the search as sources. The built-in ones:
 
 - :class:`GreedySource`: the greedy player's plan (one-step exact expectation per order), and
-  plans that open with the greedy ranking's next best orders instead (its alternatives).
+  plans that open with the greedy ranking's next best orders instead (its alternatives). On MET
+  its first order also weighs destinations off the engine's lattice
+  (:mod:`agent.search.destinations`).
 - :class:`MovementSource`: one plan per posture (advance along the route to the objectives,
   assault, take cover, hold, withdraw), built from the engine's legal actions.
 - :class:`FireSource`: the best artillery missions by exact expected effect (the ruleset's
@@ -29,6 +31,7 @@ import numpy as np
 from engine.game import GameState
 
 from ..players.base import PlannedAction
+from .destinations import NO_MORE_MOVES, RingMoves
 from .macro import Plan, Replay, Simulator
 from .policy import POSTURES, PosturePolicy
 
@@ -107,19 +110,27 @@ class GreedySource:
     simulation what one step cannot tell apart. Each differs from the greedy plan in about one
     order, so in the paired test against it (same worlds, same dice) the difference is that
     order's, not the dice's.
+
+    ``more`` (e.g. :class:`~agent.search.destinations.RingMoves`) adds orders the engine does not
+    list to the greedy choice's, at the plan's first order only when ``more_first_only``.
     """
 
     name = "greedy"
 
-    def __init__(self, alternatives: int = 0, margin: float = 0.1, **options):
+    def __init__(self, alternatives: int = 0, margin: float = 0.1, more: RingMoves = NO_MORE_MOVES,
+                 more_first_only: bool = True, **options):
         self.alternatives = alternatives
         self.margin = margin
+        self.more = more
+        self.more_first_only = more_first_only
         self.options = options
 
     def plans(self, world, side, simulator, rng):
         from agent.players.greedy import GreedyPolicy
 
-        policy = _FirstRanking(GreedyPolicy(rng, check=simulator.check, **self.options))
+        first = GreedyPolicy(rng, check=simulator.check, more=self.more, **self.options)
+        later = GreedyPolicy(rng, check=simulator.check, **self.options) if self.more_first_only else first
+        policy = _FirstRanking(first, later)
         greedy = simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
                                        source=self.name)
         return [greedy] + self._alternatives(world, side, simulator, greedy, policy.first)
@@ -141,19 +152,25 @@ class GreedySource:
 
 class _FirstRanking:
     """The greedy choice, keeping its ranking of the first decision it makes (empty when that
-    decision had one order only)."""
+    decision had one order only); ``later`` makes the decisions after the first.
+
+    The plan's first order is the one the player gives (it searches again at the next), so
+    the destinations off the lattice are weighed there; for the rest of the scope, which only
+    values that order, the lattice's are enough at a quarter of the time."""
 
     follow = "greedy"
 
-    def __init__(self, policy):
+    def __init__(self, policy, later=None):
         self.policy = policy
+        self.later = later or policy
         self.posture = policy.posture
         self.first = None
 
     def choose(self, world):
+        if self.first is not None:
+            return self.later.choose(world)
         choice = self.policy.choose(world)
-        if self.first is None:
-            self.first = list(self.policy.ranking)
+        self.first = list(self.policy.ranking)
         return choice
 
 
@@ -349,11 +366,14 @@ class PlannerBarrageSource:
                                       label="barrage planner: rounds x batteries x Blinds by belief", source=self.name)]
 
 
-def default_sources(alternatives: int = 0) -> list[PlanSource]:
-    """The greedy plan (the search's anchor) and its ``alternatives``, the balanced posture's
-    plan, fire plans, smoke plans, the barrage planner, the other movement options and the fire
-    planner's plan: in that order, as far as the time for candidates allows."""
-    return [GreedySource(alternatives), MovementSource(("balanced",)), FireSource(), SmokeSource(), PlannerBarrageSource(),
+def default_sources(alternatives: int = 0, destinations: RingMoves = NO_MORE_MOVES,
+                    first_only: bool = True) -> list[PlanSource]:
+    """The greedy plan (the search's anchor, weighing the ``destinations`` off the engine's
+    lattice too, at its first order only when ``first_only``) and its ``alternatives``, the
+    balanced posture's plan, fire plans, smoke plans, the barrage planner, the other movement
+    options and the fire planner's plan: in that order, as far as the time for candidates allows."""
+    return [GreedySource(alternatives, more=destinations, more_first_only=first_only), MovementSource(("balanced",)),
+            FireSource(), SmokeSource(), PlannerBarrageSource(),
             MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]
 
 

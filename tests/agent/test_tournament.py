@@ -45,11 +45,25 @@ def test_the_evaluations_weights_are_search_settings_too():
     assert config.weights.fire == SEARCH_WEIGHTS.fire and module.search_config().weights == SEARCH_WEIGHTS
 
 
+def test_the_ais_destinations_are_search_settings_and_greedy_rings_weighs_them():
+    from agent.search.destinations import NO_MORE_MOVES, RingMoves
+
+    module = tournament()
+    options = module.search_options(["move_rings=0.5,1", "move_bearings=8"])
+    assert options == (("move_rings", (0.5, 1.0)), ("move_bearings", 8))
+    assert module.make_player("ai", 1, 1.0, search=options).config.destinations == RingMoves((0.5, 1.0), 8)
+    default = module.make_player("ai", 1, 1.0).config.destinations
+    assert default.bearings == 0 and default(None) == [], "the AI keeps to the lattice unless told"
+    assert module.make_player("greedy-rings", 1, 1.0).policy.more == RingMoves()
+    assert module.make_player("greedy", 1, 1.0, search=options).policy.more == NO_MORE_MOVES
+
+
 def test_a_wrong_search_setting_is_named():
     import pytest
 
     for text, named in (("depth=3", "FIELD one of"), ("anchor_z=high", "anchor_z takes a float"),
-                        ("halving=maybe", "halving takes a bool"), ("anchor_z", "FIELD=VALUE")):
+                        ("halving=maybe", "halving takes a bool"), ("anchor_z", "FIELD=VALUE"),
+                        ("move_rings=near,far", "move_rings takes a tuple")):
         with pytest.raises(ValueError, match=named):
             tournament().search_options([text])
 

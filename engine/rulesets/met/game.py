@@ -1411,6 +1411,32 @@ class MetState(GameState):
         ``options``: those options when the caller has them already."""
         return hooks.smoke_resources(self, side, phase, options)
 
+    def ring_moves(self, rings: tuple[float, ...], bearings: int) -> list[Move]:
+        """Legal move orders off the canonical lattice, for a player that places its elements as
+        freely as one at the table: for each element of the side to act that may still move,
+        destinations at each of ``rings`` (fractions of its move this period) in ``bearings``
+        directions (east first, anticlockwise), rounded to the metre; none the lattice offers.
+        Empty outside a movement decision."""
+        if self.over or self.queue or self.phase != "move":
+            return []
+        side = self.side_to_act
+        offered = set(self.legal_actions())
+        out: list[Move] = []
+        for e in self._own(side):
+            if not self._may_still_move(e):
+                continue
+            allowance = self._allowance(e)
+            for ring in rings:
+                for k in range(bearings):
+                    angle = 2.0 * math.pi * k / bearings
+                    x = float(round(e.position[0] + ring * allowance * math.cos(angle)))
+                    y = float(round(e.position[1] + ring * allowance * math.sin(angle)))
+                    move = Move(e.id, x, y)
+                    if move not in offered and self._move_problem(side, move) is None:
+                        offered.add(move)
+                        out.append(move)
+        return out
+
     def known_pieces(self, side: str) -> tuple[dict, ...]:
         """The pieces on the table as ``side`` observes them; see the class docstring."""
         return hooks.known_pieces(self, side)

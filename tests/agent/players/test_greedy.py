@@ -215,3 +215,72 @@ def test_a_deadline_stops_the_greedy_choice_while_it_describes_the_orders(monkey
     described.clear()
     GreedyPolicy(np.random.default_rng(0)).ranked(state.clone(), look=False)
     assert len(described) >= len(actions)
+
+
+def _spur_position():
+    """MET: a rifle section in the open, its smoke spent, 600 m before a PaK 40 dug into a copse
+    (out of the section's 300 m range, the section in the gun's); a spur that blocks sight but
+    gives no cover rises 40 m to its east. The engine's lattice offers only holding or falling
+    back 100 m, both still in the gun's sight."""
+    from engine.rulesets.met.dischargers import Kit
+    from tests.engine.met.helpers import box, feature, game, unit
+
+    spur = feature("spur", "hill", box(540, 280, 660, 420), blocks=True, cover="none")
+    copse = feature("copse", "woods", box(460, 860, 540, 940), blocks=False, cover="heavy")
+    state = game([unit("gb-1", "Rifle Section", "gb", (500, 300)), unit("de-1", "PaK 40", "de", (500, 900), 180)],
+                 terrain=[spur, copse], periods=4)
+    section = state.elements["gb-1"]
+    section.grenades, section.launcher = Kit.USED, Kit.EMPTY
+    state._version += 1
+    return state
+
+
+def test_greedy_with_ring_moves_takes_the_section_out_of_the_guns_sight():
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.destinations import NO_MORE_MOVES, RingMoves
+    from engine.sight import SightStatus
+
+    state = _spur_position()
+    assert state.features("gb")["fire"] < 0, "the gun can hit the section, the section cannot reply"
+    lattice = GreedyPolicy(np.random.default_rng(0), more=NO_MORE_MOVES).ranked(state.clone())
+    ringed = GreedyPolicy(np.random.default_rng(0), more=RingMoves()).ranked(state.clone())
+    assert all(state.action_kind(a) != "move" or a in state.legal_actions() for _, a in lattice)
+    (best_lattice, _), (best, move) = lattice[0], ringed[0]
+    assert move not in state.legal_actions() and state.is_legal(move)
+    after = state.clone()
+    after.apply_action(move)
+    assert after.sight("de-1", "gb-1") is SightStatus.BLOCKED
+    # hidden, the section is worth exactly nothing to either side's fire; in sight it loses
+    assert best == pytest.approx(0.0, abs=1e-12) and best_lattice < 0.0
+
+
+def test_a_deadline_among_the_orders_off_the_lattice_ranks_the_orders_weighed():
+    """However early the deadline falls, the greedy choice either gives up inside the engine's
+    own orders (the search then has its partial plan) or ranks all of them and the orders off
+    the lattice it reached, in their order."""
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.destinations import RingMoves
+    from agent.search.macro import OutOfTime
+
+    state = _spur_position()
+    canonical = set(state.legal_actions())
+    rings = RingMoves()(state)
+    outcomes = set()
+    for budget in range(1, 400, 7):
+        calls = iter(range(budget))
+
+        def check():
+            if next(calls, None) is None:
+                raise OutOfTime
+
+        try:
+            ranking = GreedyPolicy(np.random.default_rng(0), more=RingMoves(), check=check).ranked(state.clone())
+        except OutOfTime:
+            outcomes.add("gave up")
+            continue
+        weighed = {a for _, a in ranking}
+        assert canonical <= weighed
+        reached = [a for a in rings if a in weighed]
+        assert reached == rings[: len(reached)]
+        outcomes.add("all" if len(reached) == len(rings) else "some")
+    assert outcomes == {"gave up", "some", "all"}

@@ -98,3 +98,21 @@ def test_smoke_saves_the_exposed_tank(seed):
     assert launches and all(a.y > 420 for a in launches)  # between the tank and the enemy
     without = [m for p, v, m in player.last.candidates if not any(isinstance(a, (Launch, Grenade)) for a in p.actions)]
     assert without and max(without) < player.last.value
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_ai_moves_off_the_lattice_out_of_the_guns_sight(seed):
+    """A rifle section, its smoke spent, stands in a PaK 40's sight; the engine's lattice offers
+    only holding or falling back in the open. Given destinations off the lattice, which include
+    the lee of a spur, the AI goes there; keeping to the lattice (its default), it cannot."""
+    from agent.search import SearchConfig
+    from engine.sight import SightStatus
+
+    from .test_greedy import _spur_position
+
+    for config, hides in ((SearchConfig(move_bearings=12), True), (SearchConfig(), False)):
+        state = _spur_position()
+        player = SearchPlayer(seed=seed, iterations=16, time_per_decision=None, config=config)
+        action = player.act(state)
+        state.apply_action(action)
+        assert (state.sight("de-1", "gb-1") is SightStatus.BLOCKED) is hides, (config.move_bearings, action)

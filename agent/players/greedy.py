@@ -188,7 +188,8 @@ class GreedyPlayer(Player):
     name = "greedy"
 
     def __init__(self, seed: int = 0, *, enumerate_limit: int = 16, max_branches: int = 64, samples: int = 4,
-                 artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, more: Callable[[GameState], list] = NO_MORE_MOVES):
+                 artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS,
+                 more: Callable[[GameState], list] = NO_MORE_MOVES):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.policy = GreedyPolicy(self.rng, enumerate_limit=enumerate_limit, max_branches=max_branches,

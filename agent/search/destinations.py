@@ -9,11 +9,11 @@ sees the enemy, half a move toward the objective to stay out of the anti-tank gu
 (``state.ring_moves``), for the greedy choice to weigh beside the canonical ones.
 
 Measured on the MET maps (README, "destinations off the engine's lattice"): the greedy player
-weighing these too beat the plain one in 32 games and lost 16 of the 80 it plays from the
-greedy player's seat (40-20-20 against 29-15-36, sign test p = 0.03: ``experiments/tournament.py
---pairs greedy-rings:greedy``), and 26 and 17 on 80 fresh games. The AI, about as strong as that without them, gained nothing
-from them (19 games better, 24 worse at 1 s a decision; 24 and 19 at 32 simulations), so it
-keeps to the lattice unless told (``SearchConfig.move_bearings``).
+weighing these too did better than the plain one in its seat in 32 of 80 games and worse in 16
+(40-20-20 against 29-15-36: ``experiments/tournament.py --pairs greedy-rings:greedy``), and 26
+and 17 on 80 fresh games (sign test on both, p = 0.011). The AI, about as strong as that
+without them, gained nothing from them (19 games better, 24 worse at 1 s a decision; 24 and 19
+at 32 simulations), so it keeps to the lattice unless told (``SearchConfig.move_bearings``).
 
 Examples
 --------

@@ -155,8 +155,8 @@ class _FirstRanking:
     decision had one order only); ``later`` makes the decisions after the first.
 
     The plan's first order is the one the player gives (it searches again at the next), so
-    the destinations off the lattice are weighed there; for the rest of the scope, which only
-    values that order, the lattice's are enough at a quarter of the time."""
+    destinations off the lattice are weighed there; the rest of the scope only values that
+    order, and a ranking with them takes 4-9x as long as one on the lattice."""
 
     follow = "greedy"
 

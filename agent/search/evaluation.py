@@ -32,7 +32,7 @@ __all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "evaluate
            "unfinished_value"]
 
 #: The features an unfinished position's value is made of (``state.features``).
-FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "remaining", "scale")
+FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "remaining", "scale")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +44,7 @@ class Weights:
     pressure: float = 0.6
     risk: float = 1.0
     fire: float = 0.5
+    material: float = 0.0  # elements still fighting (MET), in proportion to the share of the game left
     ceiling: float = 0.9
     terminal_score: float = 0.1
     scale: float = 1.0  # width of the squashing at the game's end, in decisive differences: smaller is surer
@@ -73,6 +74,7 @@ def _points(f: dict, weights: Weights):
         + weights.pressure * f["remaining"] * f["pressure"]
         + weights.risk * f["risk"]
         + weights.fire * f["remaining"] * f.get("fire", 0.0)
+        + weights.material * f["remaining"] * f.get("material", 0.0)
     )
 
 

@@ -86,8 +86,8 @@ class SearchConfig:
     lone_rounds: int = 4  # simulations for a lone candidate: enough for its value, nothing to choose
     rollout_policy: str = "balanced"  # both sides' play in rollouts: a posture's name, or "greedy" (slower)
     move_rings: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)  # the greedy plan's destinations off the lattice,
-    move_bearings: int = 0  # ... in this many directions on each ring (0, the default: the engine's lattice only)
-    rings_first_only: bool = True  # ... at the plan's first order only (the one given; False: at every order)
+    move_bearings: int = 12  # ... in this many directions on each ring (0: the engine's lattice only)
+    rings_first_only: bool = False  # True: at the plan's first order only (the one given), not at every order
 
     @property
     def destinations(self) -> RingMoves:

@@ -7,8 +7,8 @@ so the fire and smoke planners join the search as sources. The built-in ones:
 
 - :class:`GreedySource`: the greedy player's plan (one-step exact expectation per order), and
   plans that open with the greedy ranking's next best orders instead (its alternatives). On MET
-  its first order also weighs destinations off the engine's lattice
-  (:mod:`agent.search.destinations`).
+  its orders also weigh destinations off the engine's lattice
+  (:mod:`agent.search.destinations`), at every order or at the first only.
 - :class:`MovementSource`: one plan per posture (advance along the route to the objectives,
   assault, take cover, hold, withdraw), built from the engine's legal actions.
 - :class:`FireSource`: the best artillery missions by exact expected effect (the ruleset's

@@ -58,9 +58,9 @@ def test_the_fit_recovers_the_weights_that_made_the_results(fitting):
     n = 400
     features = {"morale": rng.integers(-6, 7, n), "objectives": rng.choice([-3.0, 0.0, 3.0], n),
                 "pressure": rng.normal(0, 1.5, n), "risk": -rng.exponential(0.5, n), "fire": rng.normal(0, 0.6, n),
-                "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
+                "material": rng.choice([-1.0, -0.4, 0.0, 0.85, 2.0], n), "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
     features = {k: np.asarray(v, dtype=float) for k, v in features.items()}
-    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, scale=0.3, early=2.0, ceiling=0.8)
+    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, material=1.5, scale=0.3, early=2.0, ceiling=0.8)
     blank = fitting.Positions(features, np.array(["m"] * n), np.zeros(n))
     positions = fitting.Positions(features, blank.maps, fitting.values(truth, blank))
     found = fitting.fit(positions)
@@ -113,7 +113,7 @@ def test_a_pair_that_is_not_two_known_players_is_refused(fitting, pairs, capsys)
 
 def test_a_tournaments_positions_fit_on_even_games_and_validate_on_odd_ones(fitting, tmp_path, capsys):
     header = "map,game,seed,side,player,enemy," + ",".join(fitting.FEATURES) + ",result\n"
-    rows = [f"met_calm_bocage,{g},{1000 * g + 1},{side},ai,greedy,{m},0,0,0,{m / 2},0.5,3.0,{r}\n"
+    rows = [f"met_calm_bocage,{g},{1000 * g + 1},{side},ai,greedy,{m},0,0,0,{m / 2},{m / 4},0.5,3.0,{r}\n"
             for g in range(4) for side, m, r in (("gb", 2.0, 1.0), ("de", -2.0, -1.0))]
     (tmp_path / "positions.csv").write_text(header + "".join(rows))
     fit_rows, validate_rows = fitting.read_positions([tmp_path / "positions.csv"])

@@ -52,8 +52,10 @@ def test_the_ais_destinations_are_search_settings_and_greedy_rings_weighs_them()
     options = module.search_options(["move_rings=0.5,1", "move_bearings=8"])
     assert options == (("move_rings", (0.5, 1.0)), ("move_bearings", 8))
     assert module.make_player("ai", 1, 1.0, search=options).config.destinations == RingMoves((0.5, 1.0), 8)
-    default = module.make_player("ai", 1, 1.0).config.destinations
-    assert default.bearings == 0 and default(None) == [], "the AI keeps to the lattice unless told"
+    default = module.make_player("ai", 1, 1.0).config
+    assert default.destinations == RingMoves() and not default.rings_first_only, "rings at every order by default"
+    lattice = module.make_player("ai", 1, 1.0, search=module.search_options(["move_bearings=0"])).config.destinations
+    assert lattice(None) == [], "move_bearings=0 keeps the AI to the engine's lattice"
     assert module.make_player("greedy-rings", 1, 1.0).policy.more == RingMoves()
     assert module.make_player("greedy", 1, 1.0, search=options).policy.more == NO_MORE_MOVES
 

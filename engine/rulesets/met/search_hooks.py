@@ -126,7 +126,10 @@ def features(state, side: str) -> dict[str, float]:
     a neutralised one 0.4 of the destroyed-element morale die). ``fire``: the same measure of
     the direct fire each side could bring now (the exact MET-18 probability that at least one
     of its elements hits each located target, times what one more hit costs the target), ours
-    minus the enemy's: cover, smoke and range change it at once. ``remaining``: share of the
+    minus the enemy's: cover, smoke and range change it at once. ``material``: elements still
+    fighting, ours minus the enemy's, each counted 1 less its ``risk`` share (a suppressed one
+    0.85, a neutralised one 0.6): what a side can still do with the game left, which its
+    morale alone does not say. ``remaining``: share of the
     game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
     """
     table = state.table
@@ -159,12 +162,13 @@ def features(state, side: str) -> dict[str, float]:
             objectives += sign[holders[0]] * points * (2 if previous is not None else 1)
         pressure += points * (close[side] - close[enemy])
     loss = float(np.mean([o.points for o in morale_loss_outcomes(state.rules)]))
-    risk = 0.0
+    risk = material = 0.0
     for e in state.elements.values():
         if not e.alive or e.is_battery:
             continue
-        share = {Status.SUPPRESSED: 0.15, Status.NEUTRALISED: 0.4}.get(e.status, 0.0)
+        share = _SHARE[e.status]
         risk -= sign[e.side] * share * loss
+        material += sign[e.side] * (1.0 - share)
     fire = _fire_balance(state, side, enemy, loss)
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),
@@ -172,6 +176,7 @@ def features(state, side: str) -> dict[str, float]:
         "pressure": float(pressure),
         "risk": float(risk),
         "fire": float(fire),
+        "material": float(material),
         "remaining": max(0.0, (periods - state.period + 0.5) / periods),
         "left": float(max(0, periods - state.period)),
         "scale": max(3.0, sum(state.starting_morale.values()) / 2.0),

@@ -144,6 +144,24 @@ def test_the_evaluation_squashes_more_widely_with_more_of_the_game_left():
     assert abs(evaluate(state, side, Weights(early=1.5))) < abs(evaluate(state, side))
 
 
+def test_the_evaluation_counts_material_in_proportion_to_the_game_left():
+    """``Weights.material`` adds ``material x remaining x`` its weight to the point value: an
+    element more still fighting is worth more early than late, and nothing with no game left."""
+    from agent.search.evaluation import Weights, point_value
+    from engine.rulesets.met.resolution import Status
+
+    state = load_scenario(MAPS / "met_strong_ridge.json").new_game(seed=1)
+    state.elements["gb-section-1"].status = Status.DESTROYED
+    side = "de"
+    features = state.features(side)
+    assert features["material"] != 0.0 and 0.0 < features["remaining"] <= 1.0
+    plain = point_value(state, side, Weights(), features)
+    assert point_value(state, side, Weights(material=2.5), features) == pytest.approx(
+        plain + 2.5 * features["remaining"] * features["material"])
+    assert point_value(state, side, Weights(material=2.5), {**features, "remaining": 0.0}) == pytest.approx(
+        point_value(state, side, Weights(), {**features, "remaining": 0.0}))
+
+
 def _opens_fire(state, action) -> bool:
     child = state.clone()
     child.apply_action(action)

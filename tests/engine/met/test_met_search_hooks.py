@@ -120,8 +120,25 @@ def test_features_are_antisymmetric():
     a, b = state.table.sides
     for seen in _walk(state, 3, 80):
         fa, fb = seen.features(a), seen.features(b)
-        for key in ("morale", "objectives", "pressure", "risk", "fire"):
+        for key in ("morale", "objectives", "pressure", "risk", "fire", "material"):
             assert fa[key] == pytest.approx(-fb[key])
+
+
+def test_material_counts_elements_still_fighting_by_status():
+    """met_strong_ridge: de fields a Panther, a Panzer IV and grenadiers, gb a 6-pounder, a
+    section and what else its order of battle holds; batteries never count. A suppressed element
+    counts 0.85, a neutralised one 0.6, a destroyed one nothing (1 less its risk share)."""
+    from engine.rulesets.met.resolution import Status
+
+    state = load_scenario(MAPS / "met_strong_ridge.json").new_game(seed=1)
+    fighting = {side: sum(1 for e in state.elements.values() if e.side == side and not e.is_battery)
+                for side in state.table.sides}
+    assert state.features("de")["material"] == pytest.approx(fighting["de"] - fighting["gb"])
+    state.elements["de-panther-1"].status = Status.SUPPRESSED
+    state.elements["de-pz-1"].status = Status.NEUTRALISED
+    state.elements["de-gren-1"].status = Status.DESTROYED
+    assert state.features("de")["material"] == pytest.approx(0.85 + 0.6 + 0.0 - fighting["gb"])
+    assert state.features("gb")["material"] == pytest.approx(fighting["gb"] - 1.45)
 
 
 def _he_harm(state, action):

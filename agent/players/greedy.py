@@ -67,8 +67,8 @@ class GreedyPolicy:
     """The greedy choice in a state it may look into (a world): the search uses it as a plan
     source; :class:`GreedyPlayer` gives it a world drawn from its observation.
 
-    ``more`` adds orders to weigh after the engine's own (the AI's destinations off the lattice,
-    :mod:`agent.search.destinations`); a deadline that falls among them ends the ranking with
+    ``more`` adds orders to weigh after the engine's own, given how those ranked (the AI's
+    destinations off the lattice, :mod:`agent.search.destinations`); a deadline that falls among them ends the ranking with
     the orders weighed so far, so that more orders never cost the order its greedy choice."""
 
     posture = BALANCED  # what finishes a greedy plan that runs out
@@ -77,7 +77,7 @@ class GreedyPolicy:
     def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
                  samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None,
                  look_through: Collection[str] = PICKS, look_branches: int = 8,
-                 more: Callable[[GameState], list] = NO_MORE_MOVES):
+                 more: Callable[[GameState, list], list] = NO_MORE_MOVES):
         self.rng = rng
         self.more = more  # orders to weigh beyond the engine's list (destinations off its lattice)
         self.look_through = frozenset(look_through)  # kinds valued by the best order they open
@@ -95,15 +95,32 @@ class GreedyPolicy:
         """(value, action) of the shortlisted actions, best first (ties: posture score, then order);
         ``look``: value an order of a ``look_through`` kind by the best one-step order it opens."""
         side = world.current_player()
-        canonical = world.legal_actions()
-        candidates = canonical + self.more(world)
+        candidates = world.legal_actions()
         infos = self._described(world, candidates)
-        keep = [i for i, info in enumerate(infos) if info["kind"] not in ("artillery", "smoke")]
-        heavy = sorted((i for i, info in enumerate(infos) if info["kind"] in ("artillery", "smoke")),
+        scored = self._weighed(world, side, candidates, infos, 0, look, branches)
+        extra = self.more(world, _best_first(scored, candidates))
+        if extra:
+            start = len(candidates)
+            try:
+                infos = infos + self._described(world, extra)
+                candidates = candidates + extra
+                scored += self._weighed(world, side, candidates, infos, start, look, branches, cut_short=True)
+            except OutOfTime:
+                pass  # the deadline fell among the orders off the engine's list: rank what was weighed
+        if look:
+            self.last = [(candidates[-s[2]], s[0]) for s in scored]
+        return _best_first(scored, candidates)
+
+    def _weighed(self, world: GameState, side: str, candidates: list, infos: list[dict], start: int, look: bool,
+                 branches: int | None, cut_short: bool = False) -> list[tuple[float, float, int]]:
+        """(value, posture score, -index) of the shortlisted ``candidates[start:]``; with
+        ``cut_short``, a deadline ends the list with the orders weighed so far."""
+        indices = range(start, len(candidates))
+        keep = [i for i in indices if infos[i]["kind"] not in ("artillery", "smoke")]
+        heavy = sorted((i for i in indices if infos[i]["kind"] in ("artillery", "smoke")),
                        key=lambda i: (-action_score(infos[i], _RANKING), i))
-        keep = sorted(keep + heavy[: self.artillery_top])
         scored = []
-        for i in keep:
+        for i in sorted(keep + heavy[: self.artillery_top]):
             try:
                 if self.check is not None:
                     self.check()
@@ -114,13 +131,11 @@ class GreedyPolicy:
                 else:
                     value = self.expected(child, side, self.max_branches if branches is None else branches)
             except OutOfTime:
-                if i < len(canonical):
+                if not cut_short:
                     raise
-                break  # the deadline fell among the orders off the engine's list: rank what was weighed
+                break
             scored.append((value, action_score(infos[i], _RANKING), -i))
-        if look:
-            self.last = [(candidates[-s[2]], s[0]) for s in scored]
-        return [(value, candidates[-neg]) for value, _, neg in sorted(scored, reverse=True)]
+        return scored
 
     def _described(self, world: GameState, actions: list, chunk: int = 8) -> list[dict]:
         """``world.describe_actions(actions)``, a few at a time with ``check`` between: valuing
@@ -181,6 +196,10 @@ class GreedyPolicy:
         return total / self.samples
 
 
+def _best_first(scored: list[tuple[float, float, int]], candidates: list) -> list[tuple[float, Hashable]]:
+    return [(value, candidates[-neg]) for value, _, neg in sorted(scored, reverse=True)]
+
+
 class GreedyPlayer(Player):
     """Best one-step expected evaluation over the chance nodes right after the action (no
     look-through: see the module's docstring)."""
@@ -189,7 +208,7 @@ class GreedyPlayer(Player):
 
     def __init__(self, seed: int = 0, *, enumerate_limit: int = 16, max_branches: int = 64, samples: int = 4,
                  artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS,
-                 more: Callable[[GameState], list] = NO_MORE_MOVES):
+                 more: Callable[[GameState, list], list] = NO_MORE_MOVES):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.policy = GreedyPolicy(self.rng, enumerate_limit=enumerate_limit, max_branches=max_branches,

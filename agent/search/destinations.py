@@ -30,7 +30,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Hashable
+from typing import Hashable, Sequence
 
 from engine.game import GameState
 
@@ -40,15 +40,34 @@ __all__ = ["RingMoves", "NO_MORE_MOVES"]
 @dataclass(frozen=True, slots=True)
 class RingMoves:
     """Moves at ``rings`` (fractions of the element's move) in ``bearings`` directions; nothing
-    in a ruleset without ``ring_moves`` (CHQ moves by the table's inches along routes)."""
+    in a ruleset without ``ring_moves`` (CHQ moves by the table's inches along routes).
+
+    ``focus`` > 0 keeps the rings of the elements whose orders lead the ranking of the engine's
+    own orders (the first ``focus`` elements met in it): the coarse list chooses who moves, the
+    rings then place it. Every element's rings cost a ranking 4-9x the engine's list, and at a
+    second a decision that left the search too few simulations (median 18 on met_le_mesnil,
+    against 49 on the lattice)."""
 
     rings: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)
     bearings: int = 12
+    focus: int = 0
 
-    def __call__(self, world: GameState) -> list[Hashable]:
+    def __call__(self, world: GameState, ranking: Sequence[tuple[float, Hashable]] = ()) -> list[Hashable]:
+        """The moves to weigh beyond the engine's list, given how its orders ranked (best first)."""
         if not self.rings or self.bearings <= 0 or not hasattr(world, "ring_moves"):
             return []
-        return world.ring_moves(self.rings, self.bearings)
+        elements = self._leaders(world, ranking) if self.focus > 0 else None
+        return world.ring_moves(self.rings, self.bearings, elements)
+
+    def _leaders(self, world: GameState, ranking: Sequence[tuple[float, Hashable]]) -> set[str]:
+        leaders: list[str] = []
+        for _, action in ranking:
+            for actor in world.describe_actions([action])[0].get("actors", ()):
+                if actor not in leaders:
+                    leaders.append(actor)
+            if len(leaders) >= self.focus:
+                break
+        return set(leaders[: self.focus])
 
 
 #: No orders beyond the engine's list.

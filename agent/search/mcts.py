@@ -88,11 +88,12 @@ class SearchConfig:
     move_rings: tuple[float, ...] = (0.25, 0.5, 0.75, 1.0)  # the greedy plan's destinations off the lattice,
     move_bearings: int = 12  # ... in this many directions on each ring (0: the engine's lattice only)
     rings_first_only: bool = False  # True: at the plan's first order only (the one given), not at every order
+    ring_focus: int = 0  # the rings of the elements leading the lattice's ranking only, this many (0: every element)
 
     @property
     def destinations(self) -> RingMoves:
         """The moves the AI's greedy choice weighs beyond the engine's list (:mod:`.destinations`)."""
-        return RingMoves(self.move_rings, self.move_bearings)
+        return RingMoves(self.move_rings, self.move_bearings, self.ring_focus)
 
 
 @dataclass

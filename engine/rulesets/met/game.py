@@ -44,7 +44,7 @@ import math
 from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Hashable
+from typing import Collection, Hashable
 
 import numpy as np
 import shapely
@@ -1411,19 +1411,19 @@ class MetState(GameState):
         ``options``: those options when the caller has them already."""
         return hooks.smoke_resources(self, side, phase, options)
 
-    def ring_moves(self, rings: tuple[float, ...], bearings: int) -> list[Move]:
+    def ring_moves(self, rings: tuple[float, ...], bearings: int, elements: Collection[str] | None = None) -> list[Move]:
         """Legal move orders off the canonical lattice, for a player that places its elements as
-        freely as one at the table: for each element of the side to act that may still move,
-        destinations at each of ``rings`` (fractions of its move this period) in ``bearings``
-        directions (east first, anticlockwise), rounded to the metre; none the lattice offers.
-        Empty outside a movement decision."""
+        freely as one at the table: for each element of the side to act that may still move
+        (of ``elements`` only, when given), destinations at each of ``rings`` (fractions of its
+        move this period) in ``bearings`` directions (east first, anticlockwise), rounded to the
+        metre; none the lattice offers. Empty outside a movement decision."""
         if self.over or self.queue or self.phase != "move":
             return []
         side = self.side_to_act
         offered = set(self.legal_actions())
         out: list[Move] = []
         for e in self._own(side):
-            if not self._may_still_move(e):
+            if not self._may_still_move(e) or (elements is not None and e.id not in elements):
                 continue
             allowance = self._allowance(e)
             for ring in rings:

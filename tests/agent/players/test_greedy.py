@@ -302,3 +302,28 @@ def test_a_deadline_among_the_orders_off_the_lattice_ranks_the_orders_weighed():
         assert reached == rings[: len(reached)]
         outcomes.add("all" if len(reached) == len(rings) else "some")
     assert outcomes == {"gave up", "some", "all"}
+
+
+def test_ring_focus_weighs_the_rings_of_the_elements_leading_the_lattice_ranking_only():
+    from agent.players.greedy import GreedyPolicy
+    from agent.search.destinations import NO_MORE_MOVES, RingMoves
+    from tests.engine.met.helpers import game, unit
+
+    state = game([unit("gb-1", "Sherman V", "gb", (500, 300)), unit("gb-2", "Rifle Section", "gb", (300, 300)),
+                  unit("de-1", "Panzer IV H", "de", (500, 700), 180)])
+    canonical = state.legal_actions()
+    lattice = GreedyPolicy(np.random.default_rng(0), more=NO_MORE_MOVES).ranked(state.clone())
+    leaders = []
+    for _, action in lattice:
+        leaders += [a for a in state.describe_actions([action])[0].get("actors", ()) if a not in leaders]
+    assert len(leaders) == 2
+
+    def weighed_off_lattice(focus):
+        policy = GreedyPolicy(np.random.default_rng(0), more=RingMoves(focus=focus))
+        ranking = policy.ranked(state.clone())
+        assert [(v, a) for v, a in ranking if a in canonical] == lattice, "the lattice's ranking is unchanged"
+        return [a for a, _ in policy.last if a not in canonical]
+
+    rings = RingMoves()
+    assert weighed_off_lattice(1) == state.ring_moves(rings.rings, rings.bearings, {leaders[0]})
+    assert weighed_off_lattice(2) == weighed_off_lattice(0) == state.ring_moves(rings.rings, rings.bearings)

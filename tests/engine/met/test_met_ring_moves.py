@@ -57,3 +57,11 @@ def test_met_19_ring_moves_follow_the_element_and_the_phase():
     assert state.ring_moves((1.0,), 4) == [], "no moves outside a movement decision"
     next_period(state, "move", "gb")
     assert {m.element for m in state.ring_moves((1.0,), 4)} == {"gb-1", "gb-2"}, "a new period, new moves"
+
+
+def test_met_19_ring_moves_of_named_elements_are_theirs_from_the_full_list():
+    state = _state()
+    every = state.ring_moves((0.5, 1.0), 4)
+    section = state.ring_moves((0.5, 1.0), 4, elements={"gb-2"})
+    assert section == [m for m in every if m.element == "gb-2"] and section
+    assert state.ring_moves((0.5, 1.0), 4, elements=set()) == []

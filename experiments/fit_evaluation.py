@@ -160,11 +160,16 @@ def collect(tasks: list[Game], workers: int) -> list[dict]:
 def read_positions(paths: list[Path]) -> tuple[list[dict], list[dict]]:
     """Positions a tournament kept (its ``positions.csv``), split by game: even games to fit on,
     odd ones to validate on (both sides of a duplicate pair fall on the same side of the split).
-    ValueError names a file that is not one."""
+    ValueError names a file that is not one, or the columns an older one lacks."""
     fit_rows, validate_rows = [], []
     for path in paths:
         with open(path, newline="") as f:
-            for row in csv.DictReader(f):
+            reader = csv.DictReader(f)
+            missing = [c for c in (*FEATURES, "map", "player", "enemy", "game", "result") if c not in (reader.fieldnames or ())]
+            if reader.fieldnames and missing and len(missing) < len(FEATURES):
+                raise ValueError(f"{path}: no column {', '.join(missing)}: a tournament run before the evaluation had "
+                                 f"that feature kept none; run it again to fit on it")
+            for row in reader:
                 try:
                     kept = {**{k: float(row[k]) for k in FEATURES}, "map": row["map"],
                             "pair": f"{row['player']}:{row['enemy']}", "result": float(row["result"])}

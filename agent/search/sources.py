@@ -118,7 +118,7 @@ class GreedySource:
     name = "greedy"
 
     def __init__(self, alternatives: int = 0, margin: float = 0.1, more: RingMoves = NO_MORE_MOVES,
-                 more_first_only: bool = True, **options):
+                 more_first_only: bool = False, **options):
         self.alternatives = alternatives
         self.margin = margin
         self.more = more
@@ -367,7 +367,7 @@ class PlannerBarrageSource:
 
 
 def default_sources(alternatives: int = 0, destinations: RingMoves = NO_MORE_MOVES,
-                    first_only: bool = True) -> list[PlanSource]:
+                    first_only: bool = False) -> list[PlanSource]:
     """The greedy plan (the search's anchor, weighing the ``destinations`` off the engine's
     lattice too, at its first order only when ``first_only``) and its ``alternatives``, the
     balanced posture's plan, fire plans, smoke plans, the barrage planner, the other movement

@@ -131,3 +131,14 @@ def test_a_file_that_is_not_a_tournaments_positions_is_named(fitting, tmp_path, 
     with pytest.raises(SystemExit) as stop:
         fitting.main(["--games", "0", "--positions", str(tmp_path / "games.csv")])
     assert stop.value.code == 2 and "games.csv: not a tournament's positions.csv" in capsys.readouterr().err
+
+
+def test_positions_from_before_a_feature_existed_are_named_with_the_missing_column(fitting, tmp_path, capsys):
+    older = [f for f in fitting.FEATURES if f != "material"]
+    header = "map,game,seed,side,player,enemy," + ",".join(older) + ",result\n"
+    (tmp_path / "positions.csv").write_text(header + "met_calm_bocage,0,1,gb,ai,greedy," + "0," * len(older) + "1.0\n")
+    with pytest.raises(ValueError, match="positions.csv: no column material: a tournament run before"):
+        fitting.read_positions([tmp_path / "positions.csv"])
+    with pytest.raises(SystemExit) as stop:
+        fitting.main(["--games", "0", "--positions", str(tmp_path / "positions.csv")])
+    assert stop.value.code == 2 and "no column material" in capsys.readouterr().err

@@ -566,7 +566,8 @@ class MetState(GameState):
     def _redrawn(self, rows: dict, pieces: tuple, points: np.ndarray, bases: list) -> np.ndarray:
         """The sight codes among ``points``. A line's code depends only on its two ends (elements
         do not block sight in MET), so when a few pieces moved since the last picture under the
-        same smoke, only their rows and columns are drawn again."""
+        same smoke, only their rows are drawn again; their columns are the rows turned over, since
+        every MET sight rule reads both ends alike (who sees is seen: MET-15, MET-17)."""
         blocking, screens = self.table.blocking, self.screens_now()
         last = self._picture_cache[1] if self._picture_cache is not None else None
         if last is not None and last.smoke == self._smoke_version and last.rows == rows:
@@ -575,8 +576,9 @@ class MetState(GameState):
                 status = last.status.copy()
                 if moved:
                     few = [bases[i] for i in moved]
-                    status[moved, :] = met_sight(points[moved], few, points, bases, blocking, screens, self.rules)
-                    status[:, moved] = met_sight(points, bases, points[moved], few, blocking, screens, self.rules)
+                    rows_of_moved = met_sight(points[moved], few, points, bases, blocking, screens, self.rules)
+                    status[moved, :] = rows_of_moved
+                    status[:, moved] = rows_of_moved.T
                 return status
         return met_sight(points, bases, points, bases, blocking, screens, self.rules)
 

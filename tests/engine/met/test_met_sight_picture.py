@@ -46,3 +46,26 @@ def test_met_15_17_picture_redrawn_where_pieces_moved_equals_a_fresh_one(path):
                 actions = state.legal_actions()
                 state.apply_action(actions[int(rng.integers(len(actions)))])
     assert redrawn > 0  # the partial redraw was exercised, not only full ones
+
+
+@pytest.mark.parametrize("path", MET_MAPS, ids=lambda p: p.stem)
+def test_met_15_17_sight_is_the_same_both_ways(path):
+    """Who sees is seen: the picture's columns of a moved piece are its rows turned over. Checked
+    among points in the open, in woods and buildings and inside and at the edges of the screens
+    of a game played on, with bases of every size on the map."""
+    scenario = load_scenario(path)
+    rng = np.random.default_rng(11)
+    state = scenario.new_game(seed=5)
+    while not state.is_terminal() and not state.screens_now():
+        state.apply_action(state.sample_chance() if state.is_chance_node()
+                           else state.legal_actions()[int(rng.integers(len(state.legal_actions())))])
+    screens = state.screens_now()
+    near = [np.asarray(s.polygon.centroid.coords[0]) for s in screens]
+    near += [np.asarray(p.representative_point().coords[0]) for p in state.table.blocking]
+    points = [c + rng.normal(0, 40, 2) for c in near for _ in range(6)] + list(rng.uniform(0, 1000, (40, 2)))
+    sizes = sorted({tuple(np.round(e.footprint.bounds, 6)) for e in state.elements.values() if e.on_table}, key=str)
+    widths = [(b[2] - b[0], b[3] - b[1]) for b in sizes] or [(10.0, 10.0)]
+    bases = [rectangle(tuple(p), *widths[i % len(widths)]) for i, p in enumerate(points)]
+    sight = met_sight(np.array(points), bases, np.array(points), bases, state.table.blocking, screens, state.rules)
+    assert len(screens) > 0 and (sight > 0).any()
+    assert np.array_equal(sight, sight.T)

@@ -68,8 +68,9 @@ class GreedyPolicy:
     source; :class:`GreedyPlayer` gives it a world drawn from its observation.
 
     ``more`` adds orders to weigh after the engine's own, given how those ranked (the AI's
-    destinations off the lattice, :mod:`agent.search.destinations`); a deadline that falls among them ends the ranking with
-    the orders weighed so far, so that more orders never cost the order its greedy choice."""
+    destinations off the lattice, :mod:`agent.search.destinations`); a deadline that falls
+    among them ends the ranking with the orders weighed so far, so that more orders never cost
+    the order its greedy choice."""
 
     posture = BALANCED  # what finishes a greedy plan that runs out
     follow = "greedy"  # a plan it records is played on by the greedy choice (closed-loop)

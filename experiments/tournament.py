@@ -241,15 +241,22 @@ class _Watch:
         return "\n".join(lines + ["first stack:", self.samples[0]])
 
 
+#: SearchConfig's fields that are evaluation weights, set one field at a time (``weights.fire=2``).
+WEIGHT_GROUPS = ("weights", "greedy_weights")
+
+
 def search_options(pairs) -> tuple[tuple[str, object], ...]:
     """``FIELD=VALUE`` strings as SearchConfig fields, each value read as its default's type
-    (a tuple field as comma-separated names; ``weights.FIELD`` a field of its evaluation
-    weights); ValueError names the first that is wrong."""
+    (a tuple field as comma-separated names; ``weights.FIELD`` a field of the leaves' evaluation
+    weights, ``greedy_weights.FIELD`` of its greedy plans'); ValueError names the first that is wrong."""
     from agent.search import SearchConfig
+    from agent.search.evaluation import Weights
 
     config = SearchConfig()
-    defaults = {f.name: getattr(config, f.name) for f in fields(SearchConfig) if f.name != "weights"}
-    defaults |= {f"weights.{f.name}": getattr(config.weights, f.name) for f in fields(config.weights)}
+    defaults = {f.name: getattr(config, f.name) for f in fields(SearchConfig)}
+    for group in WEIGHT_GROUPS:
+        defaults.pop(group)
+        defaults |= {f"{group}.{f.name}": getattr(getattr(config, group), f.name) for f in fields(Weights)}
     out = []
     for text in pairs:
         name, sep, value = text.partition("=")
@@ -279,8 +286,10 @@ def search_config(search=()):
     from agent.search import SearchConfig
 
     options = dict(search)
-    weights = {name.removeprefix("weights."): options.pop(name) for name in list(options) if name.startswith("weights.")}
-    return SearchConfig(**options, weights=replace(SearchConfig().weights, **weights))
+    for group in WEIGHT_GROUPS:
+        changed = {name.removeprefix(f"{group}."): options.pop(name) for name in list(options) if name.startswith(f"{group}.")}
+        options[group] = replace(getattr(SearchConfig(), group), **changed)
+    return SearchConfig(**options)
 
 
 def _innermost_of_ours(stack: str) -> str:

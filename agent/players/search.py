@@ -202,7 +202,8 @@ class SearchPlayer(Player):
         world = search.world(state)
         if self._plan is not None and self._plan.follow == "greedy":
             try:
-                greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations)
+                greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations,
+                                      weights=self.config.greedy_weights)
                 best = greedy.best_legal(world, state)
             except OutOfTime:
                 best = None

@@ -32,7 +32,7 @@ __all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "evaluate
            "unfinished_value"]
 
 #: The features an unfinished position's value is made of (``state.features``).
-FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "remaining", "scale")
+FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "volley", "remaining", "scale")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,7 @@ class Weights:
     risk: float = 1.0
     fire: float = 0.5
     material: float = 0.0  # elements still fighting (MET), in proportion to the share of the game left
+    volley: float = 0.0  # the expected harm of the next direct fire (MET), in full: it comes this period
     ceiling: float = 0.9
     terminal_score: float = 0.1
     scale: float = 1.0  # width of the squashing at the game's end, in decisive differences: smaller is surer
@@ -75,6 +76,7 @@ def _points(f: dict, weights: Weights):
         + weights.risk * f["risk"]
         + weights.fire * f["remaining"] * f.get("fire", 0.0)
         + weights.material * f["remaining"] * f.get("material", 0.0)
+        + weights.volley * f.get("volley", 0.0)
     )
 
 

@@ -55,7 +55,7 @@ from engine.game import GameState
 
 from .chance import ChanceResolver, expected_leaf
 from .destinations import RingMoves
-from .evaluation import SEARCH_WEIGHTS, Weights, evaluate
+from .evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
 from .policy import BALANCED, POSTURES, PosturePolicy
 from .sources import ALTERNATIVE, GreedySource, MovementSource, PlanSource, default_sources, unique
@@ -76,6 +76,7 @@ class SearchConfig:
     enemy_postures: tuple[str, ...] = ("balanced", "advance", "hold")  # "greedy": the greedy player's plan
     halving: bool = True  # sequential halving at the root (False: UCB1 there too)
     weights: Weights = SEARCH_WEIGHTS  # the leaves' values (fitted to results; greedy keeps the defaults)
+    greedy_weights: Weights = DEFAULT_WEIGHTS  # how the AI's own greedy plans rank orders one step ahead
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
     plan_share: float = 0.5  # of the budget the root's candidates may use
     closed_loop: bool = True  # plans answer the dice (False: replay their recorded orders)
@@ -137,7 +138,8 @@ class MacroSearch:
         self.side = side
         self.rng = rng
         if sources is None:
-            sources = default_sources(config.alternatives, config.destinations, config.rings_first_only)
+            sources = default_sources(config.alternatives, config.destinations, config.rings_first_only,
+                                      config.greedy_weights)
         self.sources = list(sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)

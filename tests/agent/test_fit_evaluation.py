@@ -47,7 +47,7 @@ def test_the_fits_values_are_the_evaluations_on_real_positions(fitting, name):
     """The array formula the fit scores is :func:`evaluate` itself, for default and other weights."""
     states, positions = _positions_of_a_random_game(fitting, name)
     assert len(states) >= 3
-    for weights in (DEFAULT_WEIGHTS, Weights(objectives=0.6, pressure=0.0, risk=1.4, fire=4.4, scale=0.05, early=3.1)):
+    for weights in (DEFAULT_WEIGHTS, Weights(objectives=0.6, pressure=0.0, risk=1.4, fire=4.4, volley=0.8, scale=0.05, early=3.1)):
         expected = [evaluate(state, side, weights) for state, side in states]
         assert np.allclose(fitting.values(weights, positions), expected, rtol=1e-12, atol=1e-12)
 
@@ -58,9 +58,10 @@ def test_the_fit_recovers_the_weights_that_made_the_results(fitting):
     n = 400
     features = {"morale": rng.integers(-6, 7, n), "objectives": rng.choice([-3.0, 0.0, 3.0], n),
                 "pressure": rng.normal(0, 1.5, n), "risk": -rng.exponential(0.5, n), "fire": rng.normal(0, 0.6, n),
-                "material": rng.choice([-1.0, -0.4, 0.0, 0.85, 2.0], n), "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
+                "material": rng.choice([-1.0, -0.4, 0.0, 0.85, 2.0], n), "volley": rng.normal(0, 0.3, n), "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
     features = {k: np.asarray(v, dtype=float) for k, v in features.items()}
-    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, material=1.5, scale=0.3, early=2.0, ceiling=0.8)
+    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, material=1.5, volley=0.7, scale=0.3, early=2.0,
+                    ceiling=0.8)
     blank = fitting.Positions(features, np.array(["m"] * n), np.zeros(n))
     positions = fitting.Positions(features, blank.maps, fitting.values(truth, blank))
     found = fitting.fit(positions)
@@ -113,8 +114,12 @@ def test_a_pair_that_is_not_two_known_players_is_refused(fitting, pairs, capsys)
 
 def test_a_tournaments_positions_fit_on_even_games_and_validate_on_odd_ones(fitting, tmp_path, capsys):
     header = "map,game,seed,side,player,enemy," + ",".join(fitting.FEATURES) + ",result\n"
-    rows = [f"met_calm_bocage,{g},{1000 * g + 1},{side},ai,greedy,{m},0,0,0,{m / 2},{m / 4},0.5,3.0,{r}\n"
-            for g in range(4) for side, m, r in (("gb", 2.0, 1.0), ("de", -2.0, -1.0))]
+    def row(g, side, m, r):
+        features = {f: 0.0 for f in fitting.FEATURES} | {"morale": m, "fire": m / 2, "material": m / 4,
+                                                           "remaining": 0.5, "scale": 3.0}
+        return f"met_calm_bocage,{g},{1000 * g + 1},{side},ai,greedy," + ",".join(str(features[f]) for f in fitting.FEATURES) + f",{r}\n"
+
+    rows = [row(g, side, m, r) for g in range(4) for side, m, r in (("gb", 2.0, 1.0), ("de", -2.0, -1.0))]
     (tmp_path / "positions.csv").write_text(header + "".join(rows))
     fit_rows, validate_rows = fitting.read_positions([tmp_path / "positions.csv"])
     assert len(fit_rows) == len(validate_rows) == 4

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
+
+import numpy as np
 
 from .experiments import load_experiment
 
@@ -43,6 +46,24 @@ def test_the_evaluations_weights_are_search_settings_too():
     config = module.search_config(options)
     assert config.anchor_z == 2.0 and config.weights.early == 1.5
     assert config.weights.fire == SEARCH_WEIGHTS.fire and module.search_config().weights == SEARCH_WEIGHTS
+
+
+def test_the_weights_of_the_ais_greedy_plans_are_search_settings_and_reach_its_greedy_source():
+    """``greedy_weights.FIELD`` changes how the AI's own greedy plans rank orders (the anchor and
+    its alternatives), not the leaves' weights nor the greedy player's."""
+    from agent.search import MacroSearch
+    from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS
+    from agent.search.sources import GreedySource
+
+    module = tournament()
+    options = module.search_options(["greedy_weights.volley=1.5", "weights.volley=2"])
+    config = module.search_config(options)
+    assert config.greedy_weights == replace(DEFAULT_WEIGHTS, volley=1.5)
+    assert config.weights == replace(SEARCH_WEIGHTS, volley=2.0)
+    [greedy] = [s for s in MacroSearch("gb", np.random.default_rng(0), config=config).sources if isinstance(s, GreedySource)]
+    assert greedy.options["weights"] == config.greedy_weights
+    assert module.search_config().greedy_weights == DEFAULT_WEIGHTS
+    assert module.make_player("greedy", 1, 1.0).policy.weights == DEFAULT_WEIGHTS
 
 
 def test_the_ais_destinations_are_search_settings_and_greedy_rings_weighs_them():

@@ -10,7 +10,10 @@ change it; :class:`~engine.rulesets.met.game.MetState` exposes them as thin meth
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,7 +23,7 @@ from .actions import DirectSmoke, Discharge, End, Fire, Grenade, Hold, Launch, M
 from .deviation import deviation_distribution
 from .elements import Element
 from .hooks import exact_threat
-from .resolution import Status, fire_number, hit_probability, morale_loss_outcomes
+from .resolution import Status, after_hits, fire_number, hit_probability, morale_loss_outcomes
 from .sightlines import cover_mask
 
 __all__ = ["plan_scope", "resample_hidden", "features", "describe_actions"]
@@ -129,7 +132,10 @@ def features(state, side: str) -> dict[str, float]:
     minus the enemy's: cover, smoke and range change it at once. ``material``: elements still
     fighting, ours minus the enemy's, each counted 1 less its ``risk`` share (a suppressed one
     0.85, a neutralised one 0.6): what a side can still do with the game left, which its
-    morale alone does not say. ``remaining``: share of the
+    morale alone does not say. ``volley``: the expected ``risk`` the next direct fire would
+    add, ours on the enemy minus its on us, each element firing once at the target where it
+    adds most (:func:`_volley`): unlike ``fire`` it sees that shooters concentrate on a lone
+    target and that a second hit in one volley costs more than the first. ``remaining``: share of the
     game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
     """
     table = state.table
@@ -169,7 +175,9 @@ def features(state, side: str) -> dict[str, float]:
         share = _SHARE[e.status]
         risk -= sign[e.side] * share * loss
         material += sign[e.side] * (1.0 - share)
-    fire = _fire_balance(state, side, enemy, loss)
+    odds = {s: _Odds.of(state, s) for s in (side, enemy)}
+    fire = _fire_balance(state, side, enemy, loss, odds)
+    volley = _volley(odds[side], loss) - _volley(odds[enemy], loss)
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),
         "objectives": float(objectives),
@@ -177,6 +185,7 @@ def features(state, side: str) -> dict[str, float]:
         "risk": float(risk),
         "fire": float(fire),
         "material": float(material),
+        "volley": float(volley),
         "remaining": max(0.0, (periods - state.period + 0.5) / periods),
         "left": float(max(0, periods - state.period)),
         "scale": max(3.0, sum(state.starting_morale.values()) / 2.0),
@@ -186,22 +195,79 @@ def features(state, side: str) -> dict[str, float]:
 _SHARE = {Status.OK: 0.0, Status.SUPPRESSED: 0.15, Status.NEUTRALISED: 0.4, Status.DESTROYED: 1.0}
 
 
-def _fire_balance(state, side: str, enemy: str, loss: float) -> float:
-    """Morale points the direct fire now possible is worth: ours on the enemy minus its on us."""
+@dataclass(frozen=True, slots=True)
+class _Odds:
+    """One side's direct fire now: the located enemy elements it may fire at, and for each of its
+    elements able to hit any, the exact chance to hit each (index into ``targets``, probability)."""
+
+    targets: tuple[Element, ...]
+    reach: tuple[tuple[tuple[int, float], ...], ...]
+
+    @classmethod
+    def of(cls, state, shooter_side: str) -> "_Odds":
+        targets = tuple(t for t in state.elements.values()
+                        if t.side != shooter_side and t.on_table and t.alive and t.blind is None and not t.is_battery)
+        reach = []
+        for f in state.elements.values():
+            if f.side == shooter_side and f.on_table and f.can_act:
+                odds = tuple((j, p) for j, p in ((j, float(exact_threat(state, f.id, t.id))) for j, t in enumerate(targets))
+                             if p > 0.0)
+                if odds:
+                    reach.append(odds)
+        return cls(targets, tuple(reach))
+
+
+def _fire_balance(state, side: str, enemy: str, loss: float, odds: dict[str, _Odds]) -> float:
+    """Morale points the direct fire now possible is worth: ours on the enemy minus its on us,
+    each target counted once for the chance that any of the side's elements hits it."""
     total = 0.0
     for shooter_side, sign in ((side, 1.0), (enemy, -1.0)):
-        shooters = [e for e in state.elements.values() if e.side == shooter_side and e.on_table and e.can_act]
-        for target in state.elements.values():
-            if target.side == shooter_side or not target.on_table or not target.alive or target.blind is not None:
-                continue
-            miss = 1.0
-            for f in shooters:
-                miss *= 1.0 - float(exact_threat(state, f.id, target.id))
-            if miss >= 1.0:
-                continue
-            step = _SHARE[Status(min(int(target.status) + 1, int(Status.DESTROYED)))] - _SHARE[target.status]
-            total += sign * (1.0 - miss) * step * loss
+        fire = odds[shooter_side]
+        miss = [1.0] * len(fire.targets)
+        for shots in fire.reach:
+            for j, p in shots:
+                miss[j] *= 1.0 - p
+        for target, m in zip(fire.targets, miss):
+            step = _SHARE[after_hits(target.status, 1)] - _SHARE[target.status]
+            total += sign * (1.0 - m) * step * loss
     return total
+
+
+def _volley(fire: _Odds, loss: float, limit: int = 4096) -> float:
+    """Expected morale points a side's next direct fire (``fire``) costs the enemy's located
+    elements, each of its elements firing once at one target (MET-18: each hit steps the
+    target's status once, so k hits step it k times), shared among the targets the way that
+    costs the enemy most. Every sharing is weighed exactly when there are at most ``limit``
+    (in played MET games there were at most 48); beyond that shooters are given, one at a
+    time, to the target where they add the most (a greedy weapon-target assignment)."""
+    statuses = [t.status for t in fire.targets]
+    if math.prod(len(shots) for shots in fire.reach) <= limit:
+        best = 0.0
+        for sharing in itertools.product(*fire.reach):
+            aimed: dict[int, list[float]] = {}
+            for j, p in sharing:
+                aimed.setdefault(j, []).append(p)
+            best = max(best, sum(_harm(statuses[j], tuple(sorted(hits))) for j, hits in aimed.items()))
+        return loss * best
+    aimed = {j: () for j in range(len(statuses))}
+    free = list(fire.reach)
+    while free:
+        gain, i, j, p = max((_harm(statuses[j], tuple(sorted(aimed[j] + (p,)))) - _harm(statuses[j], aimed[j]), i, j, p)
+                            for i, shots in enumerate(free) for j, p in shots)
+        aimed[j] = tuple(sorted(aimed[j] + (p,)))
+        del free[i]
+    return loss * sum(_harm(statuses[j], hits) for j, hits in aimed.items())
+
+
+@functools.lru_cache(maxsize=4096)
+def _harm(status: Status, hits: tuple[float, ...]) -> float:
+    """Expected rise in a target's risk share from shots hitting with the probabilities ``hits``
+    (the number of hits is exact: a Poisson-binomial distribution)."""
+    spread = [1.0]  # spread[k]: probability of exactly k hits
+    for p in hits:
+        spread = [(spread[k] if k < len(spread) else 0.0) * (1.0 - p) + (spread[k - 1] * p if k else 0.0)
+                  for k in range(len(spread) + 1)]
+    return sum(q * (_SHARE[after_hits(status, k)] - _SHARE[status]) for k, q in enumerate(spread))
 
 
 _BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only

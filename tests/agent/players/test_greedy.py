@@ -162,6 +162,23 @@ def test_the_evaluation_counts_material_in_proportion_to_the_game_left():
         point_value(state, side, Weights(), {**features, "remaining": 0.0}))
 
 
+def test_the_evaluation_counts_the_volley_in_full():
+    """``Weights.volley`` adds ``volley x`` its weight to the point value whatever is left of the
+    game: the next direct fire comes this period. On met_le_mesnil's first position the PaK 40s
+    can fire and the British cannot yet, so the volley is against the British."""
+    from agent.search.evaluation import Weights, point_value
+
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=1)
+    features = state.features("gb")
+    assert features["volley"] < 0.0
+    plain = point_value(state, "gb", Weights(), features)
+    for remaining in (features["remaining"], 0.0):
+        seen = {**features, "remaining": remaining}
+        assert point_value(state, "gb", Weights(volley=1.5), seen) == pytest.approx(
+            point_value(state, "gb", Weights(), seen) + 1.5 * features["volley"])
+    assert point_value(state, "gb", Weights(volley=1.5), features) < plain
+
+
 def _opens_fire(state, action) -> bool:
     child = state.clone()
     child.apply_action(action)

@@ -120,7 +120,7 @@ def test_features_are_antisymmetric():
     a, b = state.table.sides
     for seen in _walk(state, 3, 80):
         fa, fb = seen.features(a), seen.features(b)
-        for key in ("morale", "objectives", "pressure", "risk", "fire", "material"):
+        for key in ("morale", "objectives", "pressure", "risk", "fire", "material", "volley"):
             assert fa[key] == pytest.approx(-fb[key])
 
 
@@ -171,3 +171,74 @@ def test_describe_fire_and_he_are_exact():
                 assert info["harm"] == pytest.approx(_he_harm(seen, action), rel=1e-9)
                 he += 1
     assert fires > 0 and he > 0
+
+
+def test_met_18_volley_steps_a_target_once_per_hit():
+    """Two shots at 0.6 on an OK element: no hit 0.16, one 0.48 (suppressed, 0.15), two 0.36
+    (neutralised, 0.4): 0.48 x 0.15 + 0.36 x 0.4 = 0.216. On a neutralised element one hit
+    destroys it (1.0 - 0.4) and a second adds nothing: 0.84 x 0.6 = 0.504."""
+    from engine.rulesets.met.resolution import Status
+    from engine.rulesets.met.search_hooks import _harm
+
+    assert _harm(Status.OK, (0.6, 0.6)) == pytest.approx(0.216)
+    assert _harm(Status.NEUTRALISED, (0.6, 0.6)) == pytest.approx(0.504)
+    assert _harm(Status.OK, ()) == 0.0
+
+
+def test_met_18_volley_harm_matches_every_pattern_of_hits():
+    """The Poisson-binomial count against enumerating each shot's hit or miss."""
+    import itertools
+
+    from engine.rulesets.met.resolution import Status, after_hits
+    from engine.rulesets.met.search_hooks import _SHARE, _harm
+
+    rng = np.random.default_rng(7)
+    for status in Status:
+        for n in range(5):
+            hits = tuple(sorted(rng.uniform(0.05, 0.95, n)))
+            expected = 0.0
+            for pattern in itertools.product((0, 1), repeat=n):
+                p = float(np.prod([q if h else 1 - q for q, h in zip(hits, pattern)]))
+                expected += p * (_SHARE[after_hits(status, sum(pattern))] - _SHARE[status])
+            assert _harm(status, hits) == pytest.approx(expected)
+
+
+def _best_sharing(state, side, loss):
+    """Brute force: every shooter at every located target (or none), the best total harm."""
+    import itertools
+
+    from engine.rulesets.met.search_hooks import _harm
+
+    shooters = [e for e in state.elements.values() if e.side == side and e.on_table and e.can_act]
+    targets = [t for t in state.elements.values()
+               if t.side != side and t.on_table and t.alive and t.blind is None and not t.is_battery]
+    odds = {(f.id, t.id): float(exact_threat(state, f.id, t.id)) for f in shooters for t in targets}
+    best = 0.0
+    for sharing in itertools.product(range(len(targets) + 1), repeat=len(shooters)):
+        total = 0.0
+        for j, t in enumerate(targets):
+            hits = tuple(sorted(odds[f.id, t.id] for f, a in zip(shooters, sharing) if a == j and odds[f.id, t.id] > 0))
+            total += _harm(t.status, hits)
+        best = max(best, total)
+    return loss * best
+
+
+@pytest.mark.parametrize("path", MET_MAPS, ids=lambda p: p.stem)
+def test_met_18_volley_is_the_best_sharing_of_the_shots(path):
+    """The volley's value is the best of every way to share the shots (brute force, shooters that
+    may also hold their fire) at positions of a played game; the greedy sharing used beyond the
+    limit never beats it. On met_le_mesnil's first position both PaK 40s do best on one target."""
+    from engine.rulesets.met.search_hooks import _Odds, _volley
+
+    state = load_scenario(path).new_game(seed=5)
+    looked = 0
+    for seen in _walk(state, 3, 120):
+        if looked % 6 == 0:
+            for side in seen.table.sides:
+                exact = _volley(_Odds.of(seen, side), 2.0)
+                assert exact == pytest.approx(_best_sharing(seen, side, 2.0))
+                assert _volley(_Odds.of(seen, side), 2.0, limit=0) <= exact + 1e-12
+        looked += 1
+    if path.stem == "met_le_mesnil":
+        first = load_scenario(path).new_game(seed=5)
+        assert _volley(_Odds.of(first, "de"), 2.0) == pytest.approx(2.0 * 0.216)

@@ -2,10 +2,11 @@
 
 A ruleset measures the situation in its own points (``state.features(side)``: morale,
 objectives that would change hands now, soft pressure on the objectives, dispersal risk, the
-balance of fire possible now, share of the game left, a decisive difference); this module
-weighs those features into one number in ``[-1, 1]`` for ``side``: morale, objectives and
-risk count in full, pressure and fire (which pay off only later) in proportion to the share
-of the game left. A finished game is worth its result (+1 / 0 / -1) with the
+balance of fire possible now, on MET elements still fighting and the next volley's expected
+harm, share of the game left, a decisive difference); this module weighs those features into
+one number in ``[-1, 1]`` for ``side``: morale, objectives, risk and the volley count in full,
+pressure, fire and material (which pay off only later) in proportion to the share of the game
+left. A finished game is worth its result (+1 / 0 / -1) with the
 final score as a small tie-break, so a certain win always beats any unfinished position.
 The squashing is wider early in the game (``early``): a lead with most of the game left is
 less sure to last than the same lead near the end (``experiments/fit_evaluation.py`` fits the

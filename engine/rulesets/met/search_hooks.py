@@ -133,10 +133,10 @@ def features(state, side: str) -> dict[str, float]:
     fighting, ours minus the enemy's, each counted 1 less its ``risk`` share (a suppressed one
     0.85, a neutralised one 0.6): what a side can still do with the game left, which its
     morale alone does not say. ``volley``: the expected ``risk`` the next direct fire would
-    add, ours on the enemy minus its on us, each element firing once at the target where it
-    adds most (:func:`_volley`): unlike ``fire`` it sees that shooters concentrate on a lone
-    target and that a second hit in one volley costs more than the first. ``remaining``: share of the
-    game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
+    add, ours on the enemy minus its on us, each element firing once and the shots shared
+    among the targets the way that costs most (:func:`_volley`): unlike ``fire`` it sees that
+    shooters concentrate on a lone target and that a second hit in one volley costs more than
+    the first. ``remaining``: share of the game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
     """
     table = state.table
     enemy = table.other(side)

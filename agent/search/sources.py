@@ -371,9 +371,9 @@ def default_sources(alternatives: int = 0, destinations: RingMoves = NO_MORE_MOV
                     first_only: bool = False, weights: Weights = DEFAULT_WEIGHTS) -> list[PlanSource]:
     """The greedy plan (the search's anchor, ranking orders with ``weights`` and weighing the
     ``destinations`` off the engine's lattice too, at its first order only when ``first_only``)
-    and its ``alternatives``, the
-    balanced posture's plan, fire plans, smoke plans, the barrage planner, the other movement
-    options and the fire planner's plan: in that order, as far as the time for candidates allows."""
+    and its ``alternatives``, the balanced posture's plan, fire plans, smoke plans, the barrage
+    planner, the other movement options and the fire planner's plan: in that order, as far as
+    the time for candidates allows."""
     return [GreedySource(alternatives, more=destinations, more_first_only=first_only, weights=weights),
             MovementSource(("balanced",)),
             FireSource(), SmokeSource(), PlannerBarrageSource(),

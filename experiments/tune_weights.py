@@ -14,6 +14,8 @@ seeds: ``--candidate search`` the search's leaf weights (:data:`~agent.search.ev
 ``--candidate risk=2 fire=1`` the defaults with those fields changed (``search fire=1``: the
 search's with that change).
 
+``--maps`` plays some of the ruleset's maps only.
+
 Run: ``.venv/bin/python experiments/tune_weights.py --ruleset met --seeds 6 --validate 12 --workers 2``
 """
 
@@ -66,6 +68,12 @@ def score_rate(pool, maps: list[Path], weights: Weights, seeds: range) -> tuple[
     return sum((r + 1) / 2 for r in results) / len(results), results
 
 
+def ruleset_maps(ruleset: str) -> list[Path]:
+    """The scenario files in ``maps/`` that ``ruleset`` plays, by name."""
+    return [m for m in sorted((ROOT / "maps").glob("*.json"))
+            if not m.name.endswith(".schema.json") and _scenario(str(m)).ruleset.name == ruleset]
+
+
 def candidate_weights(words: list[str]) -> Weights:
     """``--candidate``'s weights: ``search`` starts from the search's weights (else the defaults),
     then each ``FIELD=VALUE`` changes a field; ValueError names the first word that is wrong."""
@@ -94,6 +102,7 @@ def main(argv=None) -> int:
     parser.add_argument("--margin", type=float, default=0.02, help="score-rate gain a change must bring")
     parser.add_argument("--passes", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--maps", nargs="+", default=None, metavar="NAME", help="these of the ruleset's maps only (default: all)")
     parser.add_argument("--candidate", nargs="+", default=None, metavar="WORD",
                         help="no search: play these weights against the defaults on the fresh seeds "
                              "(search, and/or FIELD=VALUE)")
@@ -102,8 +111,12 @@ def main(argv=None) -> int:
         given = None if args.candidate is None else candidate_weights(args.candidate)
     except ValueError as error:
         parser.error(str(error))
-    maps = [m for m in sorted((ROOT / "maps").glob("*.json"))
-            if not m.name.endswith(".schema.json") and _scenario(str(m)).ruleset.name == args.ruleset]
+    maps = ruleset_maps(args.ruleset)
+    if args.maps:
+        unknown = sorted(set(args.maps) - {m.stem for m in maps})
+        if unknown:
+            parser.error(f"--maps {unknown[0]!r}: the {args.ruleset} maps are {', '.join(m.stem for m in maps)}")
+        maps = [m for m in maps if m.stem in args.maps]
     seeds = range(args.seeds)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:

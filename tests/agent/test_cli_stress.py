@@ -155,8 +155,9 @@ def test_bad_vary_is_one_line_and_exit_code_2(vary, words, tmp_path, capsys):
 
 
 def test_ai_games_with_an_iteration_budget_are_the_same_on_two_workers(tmp_path):
-    """The AI searches a fixed number of simulations (no clock in its choices): one process and two agree."""
-    argv = ["stress", str(MAP), "--games", "2", "--blue", "ai", "--iterations", "1", "--seed", "3", "--quiet"]
+    """The AI searches a fixed number of simulations (no clock in its choices): one process and two
+    agree. On a map with short games: this plays four of them."""
+    argv = ["stress", str(MAPS / "met_calm_bocage.json"), "--games", "2", "--blue", "ai", "--iterations", "1", "--seed", "3", "--quiet"]
     assert main([*argv, "--out", str(tmp_path / "one"), "--workers", "1"]) == 0
     assert main([*argv, "--out", str(tmp_path / "two"), "--workers", "2"]) == 0
     assert (tmp_path / "one" / "games.csv").read_bytes() == (tmp_path / "two" / "games.csv").read_bytes()

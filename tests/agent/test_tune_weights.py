@@ -32,11 +32,26 @@ def test_a_wrong_candidate_word_is_named_with_exit_code_2(capsys):
     assert stop.value.code == 2 and "fire takes a number" in capsys.readouterr().err
 
 
-def test_a_candidate_plays_every_map_of_its_ruleset_from_both_sides_against_the_defaults(capsys):
-    """No search: the candidate's games only, one a side on each of the ruleset's four maps."""
-    assert tuning().main(["--ruleset", "met", "--validate", "1", "--candidate", "search", "--workers", "1"]) == 0
+def test_the_tuning_plays_every_map_of_its_ruleset():
+    names = [m.stem for m in tuning().ruleset_maps("met")]
+    assert names == ["met_burning_village", "met_calm_bocage", "met_le_mesnil", "met_strong_ridge"]
+    assert all(m.stem.startswith("chq_") for m in tuning().ruleset_maps("chq"))
+
+
+def test_a_candidate_plays_its_maps_from_both_sides_against_the_defaults(capsys):
+    """No search: the candidate's games only, one a side on each map asked for (a map with short games)."""
+    assert tuning().main(["--ruleset", "met", "--maps", "met_calm_bocage", "--validate", "1", "--candidate", "search",
+                          "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "default" not in out.split("candidate:")[0]  # the defaults' own search round is skipped
-    rows = [line.split(": ")[1] for line in out.splitlines() if line.startswith("  met_")]
-    assert len(rows) == 4 and sum(sum(int(n) for n in row.split("-")) for row in rows) == 8
-    assert "validation on 8 fresh games" in out
+    rows = [line.split(": ") for line in out.splitlines() if line.startswith("  met_")]
+    assert [name.strip() for name, _ in rows] == ["met_calm_bocage"]
+    assert sum(int(n) for n in rows[0][1].split("-")) == 2
+    assert "validation on 2 fresh games" in out
+
+
+def test_a_map_not_of_the_ruleset_is_named_with_exit_code_2(capsys):
+    with pytest.raises(SystemExit) as stop:
+        tuning().main(["--ruleset", "met", "--maps", "chq_saint_aubin", "--candidate", "search"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "'chq_saint_aubin'" in err and "met_le_mesnil" in err

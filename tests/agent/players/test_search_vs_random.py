@@ -2,10 +2,10 @@
 
 The games are deterministic (iteration budgets, seeded players and dice), so this is not a
 flaky statistic: it pins that the AI, with a small budget, still wins most games from either
-side. The maps are the most even of each ruleset (greedy v greedy: chq_blind_barrage 7-3,
-met_le_mesnil 3-3 with 4 drawn, README "Maps"): on a map that favours one side heavily, a
-handful of games from the weak side tests the map more than the AI. The tournament
-(experiments/tournament.py) measures win rates properly, on every map.
+side. The maps are even ones of each ruleset whose games are short (greedy v greedy:
+chq_smoke_advance 11-7 with 2 drawn, met_calm_bocage 9-11, README "Maps"): on a map that
+favours one side heavily, a handful of games from the weak side tests the map more than the
+AI. The tournament (experiments/tournament.py) measures win rates properly, on every map.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ MAPS = Path(__file__).resolve().parents[3] / "maps"
 def test_ai_beats_random():
     """Two even maps, one per ruleset, the AI on each side: it must win at least three of four."""
     results = {}
-    for name in ("chq_blind_barrage", "met_le_mesnil"):
+    for name in ("chq_smoke_advance", "met_calm_bocage"):
         scenario = load_scenario(MAPS / f"{name}.json")
         sides = [s.id for s in scenario.sides]
         for k in (0, 1):

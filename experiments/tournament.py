@@ -37,7 +37,8 @@ A change to the AI is tried without editing code: ``--search FIELD=VALUE`` sets 
 :class:`~agent.search.SearchConfig` (``--search alternatives=0 anchor_z=2``) and
 ``weights.FIELD=VALUE`` those of its evaluation's weights (``--search weights.early=1.5``);
 ``--replan scope`` makes it search once per scope; ``--first-game N`` plays games N, N+1, ... (fresh seeds) to
-check a change on games it was not chosen on. ``--iterations N`` gives the AI N simulations a decision and
+check a change on games it was not chosen on; ``--sides gb`` plays only the games where the first player is
+``gb``, to study one seat. ``--iterations N`` gives the AI N simulations a decision and
 no clock: every game is then the same on any machine, however busy (two runs differ only where
 their settings make the AI choose differently), and at 32 simulations a MET game takes about
 ten seconds, so a change can be tried on hundreds of games.
@@ -60,6 +61,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
+from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -300,12 +302,23 @@ def _innermost_of_ours(stack: str) -> str:
     return ours[-1] if ours else "?"
 
 
+def map_sides(name: str) -> list[str]:
+    """The side ids of map ``name``, in the scenario's order (a task's ``first_side`` indexes them)."""
+    from engine.scenario import load_scenario
+
+    return [s.id for s in load_scenario(ROOT / "maps" / f"{name}.json").sides]
+
+
 def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),
-              first_game: int = 0, watch: float | None = None, iterations: int | None = None) -> list[Task]:
+              first_game: int = 0, watch: float | None = None, iterations: int | None = None,
+              sides: Sequence[str] | None = None) -> list[Task]:
+    """Every game of the run; with ``sides``, only those where the first player plays one of them
+    (a seat's games, to study one side of a map)."""
     out = []
     for m in maps:
+        seats = (0, 1) if sides is None else [i for i, side in enumerate(map_sides(m)) if side in sides]
         for first, second in pairs:
-            for side in (0, 1):
+            for side in seats:
                 for g in range(first_game, first_game + games):
                     out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search),
                                     watch, iterations))
@@ -520,10 +533,17 @@ def main(argv=None) -> int:
     parser.add_argument("--watch", type=float, default=None, metavar="SECONDS",
                         help="take the AI's stacks from this many seconds into an order (default: budget + 20%%), "
                              "to see where orders nearly too slow spend their time (slow_orders.txt)")
+    parser.add_argument("--sides", nargs="+", default=None, metavar="SIDE",
+                        help="only the games where the first player plays one of these sides (e.g. gb): one seat's games")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
     args = parser.parse_args(argv)
     maps = args.maps or sorted(p.stem for p in (ROOT / "maps").glob("*.json") if not p.name.endswith(".schema.json"))
+    if args.sides:
+        known = {side for m in maps for side in map_sides(m)}
+        unknown = [side for side in args.sides if side not in known]
+        if unknown:
+            parser.error(f"--sides {unknown[0]!r}: the maps' sides are {', '.join(sorted(known))}")
     for name in args.players:
         if name not in PLAYERS:
             parser.error(f"unknown player {name!r}: one of {', '.join(PLAYERS)}")
@@ -539,9 +559,10 @@ def main(argv=None) -> int:
     except ValueError as error:
         parser.error(str(error))
     tasks = tasks_for(maps, pairs, args.games, args.time_per_decision, args.replan, search, args.first_game, args.watch,
-                      args.iterations)
+                      args.iterations, args.sides)
     console = Console(stderr=True)
-    console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x 2 sides x {args.games}; "
+    seats = "2 sides" if not args.sides else f"side {' or '.join(args.sides)}"
+    console.print(f"{len(tasks)} games: {len(maps)} maps x {len(pairs)} pairs x {seats} x {args.games}; "
                   f"{_budget(args)}; {args.workers} workers")
     outcomes: list[Outcome] = []
     args.out.mkdir(parents=True, exist_ok=True)

@@ -220,3 +220,22 @@ def test_an_iteration_budget_below_one_is_refused(capsys):
         tournament().main(["--iterations", "0", "--maps", "met_calm_bocage", "--pairs", "ai:random"])
     assert stop.value.code == 2
     assert "--iterations must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_sides_keep_one_seats_games_with_the_seeds_of_the_whole_run():
+    module = tournament()
+    whole = module.tasks_for(["met_le_mesnil", "chq_smoke_advance"], [("ai", "greedy")], 2, 1.0)
+    british = module.tasks_for(["met_le_mesnil", "chq_smoke_advance"], [("ai", "greedy")], 2, 1.0, sides=["gb"])
+    assert module.map_sides("met_le_mesnil") == ["gb", "de"]
+    assert british == [t for t in whole if t.map == "met_le_mesnil" and t.first_side == 0]
+    both = module.tasks_for(["met_le_mesnil"], [("ai", "greedy")], 2, 1.0, sides=["gb", "de"])
+    assert both == [t for t in whole if t.map == "met_le_mesnil"]
+
+
+def test_a_side_on_none_of_the_maps_is_refused_by_name(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit) as stop:
+        tournament().main(["--sides", "us", "--maps", "met_calm_bocage", "--pairs", "ai:random"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "--sides 'us'" in err and "de, gb" in err

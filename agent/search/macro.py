@@ -6,11 +6,11 @@ with its reason, plus the posture that completes it when the table turns out dif
 Plans are recorded by playing a policy through the scope in a sampled world
 (:func:`record_plan`), and played in other worlds (:func:`play_plan`) *closed-loop*: the
 plan's forced orders (its smoke, its fire missions) are played as soon as each is legal, and
-every other decision is its policy's (its posture, or the greedy choice) in the position
-reached, so that a plan answers the dice instead of repeating orders made for other dice.
-Otherwise (``closed_loop=False``, and always for a greedy plan: the greedy choice looks ahead
-at every order, too slow for every decision of every simulation) the recorded orders are
-replayed, each if it is still legal, and the posture finishes the scope. The enemy's decisions inside the scope (CHQ opportunity
+every other decision is its posture's in the position reached, so that a plan answers the
+dice instead of repeating orders made for other dice. Otherwise (``closed_loop=False``, and
+always for a greedy plan: the greedy choice looks ahead at every order, too slow for every
+decision of every simulation) the recorded orders are replayed, each if it is still legal,
+and the posture finishes the scope. The enemy's decisions inside the scope (CHQ opportunity
 fire) and everything outside it are played by the enemy's policy; chance nodes by a
 :class:`~agent.search.chance.ChanceResolver`.
 """
@@ -27,7 +27,7 @@ from ..players.base import PlannedAction
 from .chance import ChanceResolver
 from .policy import BALANCED, Posture, PosturePolicy
 
-__all__ = ["Plan", "OutOfTime", "Replay", "Simulator", "plan_policy"]
+__all__ = ["Plan", "OutOfTime", "Replay", "Simulator"]
 
 
 class OutOfTime(Exception):
@@ -54,16 +54,6 @@ class Plan:
 
 
 Chooser = Callable[[GameState], tuple[Hashable, str]]
-
-
-def plan_policy(plan: Plan, rng, check=None):
-    """The policy that makes ``plan``'s open decisions: its posture's, or the greedy choice
-    (drawing from ``rng``, calling ``check`` before each look ahead)."""
-    if plan.follow == "greedy":
-        from ..players.greedy import GreedyPolicy
-
-        return GreedyPolicy(rng, check=check)
-    return PosturePolicy(plan.posture)
 
 
 class Replay:
@@ -172,8 +162,8 @@ class Simulator:
     def play_plan(self, state: GameState, owner: str, plan: Plan, *, stream: int | None = None, visit: int = 0) -> None:
         """Play ``plan`` in ``state`` (a world it may not have been made in)."""
         if self.closed_loop and plan.follow == "posture":
-            policy = plan_policy(plan, self.chance.rng, self.check)
-            self.play_scope(state, owner, policy.choose, forced=plan.forced, stream=stream, visit=visit)
+            self.play_scope(state, owner, PosturePolicy(plan.posture).choose, forced=plan.forced, stream=stream,
+                            visit=visit)
             return
         self.play_scope(state, owner, Replay(plan.steps, plan.posture).choose, stream=stream, visit=visit)
 

@@ -8,7 +8,7 @@ side to move's features (``state.features``) are kept with that side's final res
 decision) reach positions greedy v greedy never does, as the AI's opponents do; ``--positions``
 adds the positions a tournament kept (its ``positions.csv``: the AI's own games at full strength,
 against greedy, random or MCTSBot). The weights of :func:`agent.search.evaluation.evaluate` for an unfinished position
-(objectives, pressure, risk, fire, material, volley, scale, early, ceiling) are fitted by least squares
+(objectives, pressure, risk, fire, material, volley, collapse, scale, early, ceiling) are fitted by least squares
 (``scipy.optimize.least_squares``) on ``--games`` games a map, and the default and the fitted
 weights are then scored on ``--validate`` fresh games a map (with the search's,
 :data:`~agent.search.evaluation.SEARCH_WEIGHTS`) by the mean squared error between
@@ -47,7 +47,7 @@ from agent.search.evaluation import (  # noqa: E402
 #: The weights fitted, and the bounds of each: none changes sign, and the ceiling stays below a
 #: won game's value, so that a certain win still beats every unfinished position.
 FITTED = {"objectives": (0.0, 3.0), "pressure": (0.0, 3.0), "risk": (0.0, 3.0), "fire": (0.0, 10.0), "material": (0.0, 10.0),
-          "volley": (0.0, 10.0), "scale": (0.01, 10.0), "early": (0.0, 10.0), "ceiling": (0.3, 0.9)}
+          "volley": (0.0, 10.0), "collapse": (0.0, 10.0), "scale": (0.01, 10.0), "early": (0.0, 10.0), "ceiling": (0.3, 0.9)}
 
 
 @dataclass(frozen=True)

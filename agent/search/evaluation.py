@@ -2,12 +2,13 @@
 
 A ruleset measures the situation in its own points (``state.features(side)``: morale,
 objectives that would change hands now, soft pressure on the objectives, dispersal risk, the
-balance of fire possible now, on MET elements still fighting and the next volley's expected
-harm, share of the game left, a decisive difference); this module weighs those features into
-one number in ``[-1, 1]`` for ``side``: morale, objectives, risk and the volley count in full,
-pressure, fire and material (which pay off only later) in proportion to the share of the game
-left. A finished game is worth its result (+1 / 0 / -1) with the
-final score as a small tie-break, so a certain win always beats any unfinished position.
+balance of fire possible now, on MET elements still fighting, the next volley's expected
+harm and its chance to end the game, share of the game left, a decisive difference); this
+module weighs those features into one number in ``[-1, 1]`` for ``side``: morale, objectives,
+risk, the volley and its chance to end the game (as that many decisive differences) count in
+full, pressure, fire and material (which pay off only later) in proportion to the share of the
+game left. A finished game is worth its result (+1 / 0 / -1) with the final score as a small
+tie-break, so a certain win always beats any unfinished position.
 The squashing is wider early in the game (``early``): a lead with most of the game left is
 less sure to last than the same lead near the end (``experiments/fit_evaluation.py`` fits the
 weights to how games end).
@@ -33,7 +34,7 @@ __all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "evaluate
            "unfinished_value"]
 
 #: The features an unfinished position's value is made of (``state.features``).
-FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "volley", "remaining", "scale")
+FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "volley", "collapse", "remaining", "scale")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +48,7 @@ class Weights:
     fire: float = 0.5
     material: float = 0.0  # elements still fighting (MET), in proportion to the share of the game left
     volley: float = 0.0  # the expected harm of the next direct fire (MET), in full: it comes this period
+    collapse: float = 0.0  # the chance the next direct fire ends the game by morale (MET), in decisive differences
     ceiling: float = 0.9
     terminal_score: float = 0.1
     scale: float = 1.0  # width of the squashing at the game's end, in decisive differences: smaller is surer
@@ -78,6 +80,7 @@ def _points(f: dict, weights: Weights):
         + weights.fire * f["remaining"] * f.get("fire", 0.0)
         + weights.material * f["remaining"] * f.get("material", 0.0)
         + weights.volley * f.get("volley", 0.0)
+        + weights.collapse * f["scale"] * f.get("collapse", 0.0)
     )
 
 

@@ -58,10 +58,11 @@ def test_the_fit_recovers_the_weights_that_made_the_results(fitting):
     n = 400
     features = {"morale": rng.integers(-6, 7, n), "objectives": rng.choice([-3.0, 0.0, 3.0], n),
                 "pressure": rng.normal(0, 1.5, n), "risk": -rng.exponential(0.5, n), "fire": rng.normal(0, 0.6, n),
-                "material": rng.choice([-1.0, -0.4, 0.0, 0.85, 2.0], n), "volley": rng.normal(0, 0.3, n), "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
+                "material": rng.choice([-1.0, -0.4, 0.0, 0.85, 2.0], n), "volley": rng.normal(0, 0.3, n),
+                "collapse": rng.choice([-0.3, 0.0, 0.0, 0.1, 0.5], n), "remaining": rng.uniform(0.02, 1.0, n), "scale": rng.choice([3.0, 6.5, 9.0], n)}
     features = {k: np.asarray(v, dtype=float) for k, v in features.items()}
-    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, material=1.5, volley=0.7, scale=0.3, early=2.0,
-                    ceiling=0.8)
+    truth = Weights(objectives=0.6, pressure=0.2, risk=1.4, fire=2.5, material=1.5, volley=0.7, collapse=0.4, scale=0.3,
+                    early=2.0, ceiling=0.8)
     blank = fitting.Positions(features, np.array(["m"] * n), np.zeros(n))
     positions = fitting.Positions(features, blank.maps, fitting.values(truth, blank))
     found = fitting.fit(positions)

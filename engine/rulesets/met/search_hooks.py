@@ -136,7 +136,12 @@ def features(state, side: str) -> dict[str, float]:
     add, ours on the enemy minus its on us, each element firing once and the shots shared
     among the targets the way that costs most (:func:`_volley`): unlike ``fire`` it sees that
     shooters concentrate on a lone target and that a second hit in one volley costs more than
-    the first. ``remaining``: share of the game left, the current period counting half; ``left``: whole periods after this one. ``scale``: a decisive morale point difference for this scenario.
+    the first. ``collapse``: the chance that the next direct fire costs the enemy all of its
+    morale points, less the chance it costs us all of ours (:func:`_collapse`; the volleys are
+    independent, so this is the chance we win by it less the chance we lose): on a map where a
+    side has few points, one destroyed element ends the game, which no expected value says.
+    ``remaining``: share of the game left, the current period counting half; ``left``: whole
+    periods after this one. ``scale``: a decisive morale point difference for this scenario.
     """
     table = state.table
     enemy = table.other(side)
@@ -167,7 +172,8 @@ def features(state, side: str) -> dict[str, float]:
         if holders and holders[0] != previous:
             objectives += sign[holders[0]] * points * (2 if previous is not None else 1)
         pressure += points * (close[side] - close[enemy])
-    loss = float(np.mean([o.points for o in morale_loss_outcomes(state.rules)]))
+    die = tuple((int(o.points), float(q)) for o, q in morale_loss_outcomes(state.rules).items())
+    loss = sum(points * q for points, q in die)
     risk = material = 0.0
     for e in state.elements.values():
         if not e.alive or e.is_battery:
@@ -178,6 +184,8 @@ def features(state, side: str) -> dict[str, float]:
     odds = {s: _Odds.of(state, s) for s in (side, enemy)}
     fire = _fire_balance(state, side, enemy, loss, odds)
     volley = _volley(odds[side], loss) - _volley(odds[enemy], loss)
+    collapse = (_collapse(odds[side], int(state.morale[enemy]), die)
+                - _collapse(odds[enemy], int(state.morale[side]), die))
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),
         "objectives": float(objectives),
@@ -186,6 +194,7 @@ def features(state, side: str) -> dict[str, float]:
         "fire": float(fire),
         "material": float(material),
         "volley": float(volley),
+        "collapse": float(collapse),
         "remaining": max(0.0, (periods - state.period + 0.5) / periods),
         "left": float(max(0, periods - state.period)),
         "scale": max(3.0, sum(state.starting_morale.values()) / 2.0),
@@ -233,22 +242,20 @@ def _fire_balance(state, side: str, enemy: str, loss: float, odds: dict[str, _Od
     return total
 
 
-def _volley(fire: _Odds, loss: float, limit: int = 4096) -> float:
-    """Expected morale points a side's next direct fire (``fire``) costs the enemy's located
-    elements, each of its elements firing once at one target (MET-18: each hit steps the
-    target's status once, so k hits step it k times), shared among the targets the way that
-    costs the enemy most. Every sharing is weighed exactly when there are at most ``limit``
-    (in played MET games there were at most 48); beyond that shooters are given, one at a
-    time, to the target where they add the most (a greedy weapon-target assignment)."""
+def _sharings(fire: _Odds, limit: int = 4096):
+    """Ways a side's next direct fire (``fire``) may fall, each element firing once at one target:
+    for each, the targets aimed at and the hit chances of the shots at each (sorted). Every
+    sharing when there are at most ``limit`` (in played MET games there were at most 48); beyond
+    that only one: shooters given, one at a time, to the target where they add the most risk (a
+    greedy weapon-target assignment)."""
     statuses = [t.status for t in fire.targets]
     if math.prod(len(shots) for shots in fire.reach) <= limit:
-        best = 0.0
         for sharing in itertools.product(*fire.reach):
             aimed: dict[int, list[float]] = {}
             for j, p in sharing:
                 aimed.setdefault(j, []).append(p)
-            best = max(best, sum(_harm(statuses[j], tuple(sorted(hits))) for j, hits in aimed.items()))
-        return loss * best
+            yield {j: tuple(sorted(hits)) for j, hits in aimed.items()}
+        return
     aimed = {j: () for j in range(len(statuses))}
     free = list(fire.reach)
     while free:
@@ -256,18 +263,68 @@ def _volley(fire: _Odds, loss: float, limit: int = 4096) -> float:
                             for i, shots in enumerate(free) for j, p in shots)
         aimed[j] = tuple(sorted(aimed[j] + (p,)))
         del free[i]
-    return loss * sum(_harm(statuses[j], hits) for j, hits in aimed.items())
+    yield aimed
+
+
+def _volley(fire: _Odds, loss: float, limit: int = 4096) -> float:
+    """Expected morale points a side's next direct fire (``fire``) costs the enemy's located
+    elements, each of its elements firing once at one target (MET-18: each hit steps the
+    target's status once, so k hits step it k times), shared among the targets the way that
+    costs the enemy most (:func:`_sharings`)."""
+    statuses = [t.status for t in fire.targets]
+    return loss * max((sum(_harm(statuses[j], hits) for j, hits in aimed.items()) for aimed in _sharings(fire, limit)),
+                      default=0.0)
+
+
+def _collapse(fire: _Odds, morale: int, die: tuple[tuple[int, float], ...], limit: int = 4096) -> float:
+    """Chance that a side's next direct fire (``fire``) costs the enemy all of its ``morale``
+    (MET-21 as CHQ-29: its morale collapses, and it loses), its shots shared the way most likely
+    to do it. Each element it destroys costs a roll of ``die`` ((points, probability) pairs, the
+    D3 of ``morale_loss_outcomes``); the elements are destroyed independently (MET-18)."""
+    if morale <= 0:
+        return 1.0
+    statuses = [t.status for t in fire.targets]
+    best = 0.0
+    for aimed in _sharings(fire, limit):
+        lost = [1.0]  # lost[m]: probability of losing exactly m points (m < morale), the rest beyond
+        for j, hits in aimed.items():
+            destroyed = _destroyed(statuses[j], hits)
+            if destroyed <= 0.0:
+                continue
+            after = [q * (1.0 - destroyed) for q in lost] + [0.0] * (morale - len(lost))
+            for m, q in enumerate(lost):
+                for points, chance in die:
+                    if m + points < morale:
+                        after[m + points] += q * destroyed * chance
+            lost = after
+        best = max(best, 1.0 - sum(lost))
+    return best
+
+
+def _spread(hits: tuple[float, ...]) -> list[float]:
+    """The number of hits among shots hitting with the probabilities ``hits`` (independent, so a
+    Poisson-binomial distribution): ``spread[k]`` is the chance of exactly k."""
+    spread = [1.0]
+    for p in hits:
+        spread = [(spread[k] if k < len(spread) else 0.0) * (1.0 - p) + (spread[k - 1] * p if k else 0.0)
+                  for k in range(len(spread) + 1)]
+    return spread
 
 
 @functools.lru_cache(maxsize=4096)
 def _harm(status: Status, hits: tuple[float, ...]) -> float:
     """Expected rise in a target's risk share from shots hitting with the probabilities ``hits``
     (the number of hits is exact: a Poisson-binomial distribution)."""
-    spread = [1.0]  # spread[k]: probability of exactly k hits
-    for p in hits:
-        spread = [(spread[k] if k < len(spread) else 0.0) * (1.0 - p) + (spread[k - 1] * p if k else 0.0)
-                  for k in range(len(spread) + 1)]
+    spread = _spread(hits)
     return sum(q * (_SHARE[after_hits(status, k)] - _SHARE[status]) for k, q in enumerate(spread))
+
+
+@functools.lru_cache(maxsize=4096)
+def _destroyed(status: Status, hits: tuple[float, ...]) -> float:
+    """Chance that shots hitting with the probabilities ``hits`` destroy a target of ``status``
+    that is still fighting (MET-18: one step a hit, the number of hits exact)."""
+    spread = _spread(hits)
+    return sum(q for k, q in enumerate(spread) if after_hits(status, k) is Status.DESTROYED)
 
 
 _BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only

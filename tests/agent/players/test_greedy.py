@@ -179,6 +179,22 @@ def test_the_evaluation_counts_the_volley_in_full():
     assert point_value(state, "gb", Weights(volley=1.5), features) < plain
 
 
+def test_the_evaluation_counts_the_chance_of_a_collapse_as_decisive_differences():
+    """``Weights.collapse`` adds its weight x ``scale`` (a decisive difference) x ``collapse``
+    whatever is left of the game. At a position where the Germans' next volley may end it, the
+    British value falls by exactly that much."""
+    from agent.search.evaluation import Weights, point_value
+
+    seen = {"morale": 1.0, "objectives": 0.0, "pressure": 0.0, "risk": 0.0, "fire": -0.7, "material": 0.0,
+            "volley": -0.43, "collapse": -0.28, "remaining": 0.85, "scale": 3.0}
+    state = load_scenario(MAPS / "met_le_mesnil.json").new_game(seed=1)
+    assert set(seen) <= set(state.features("gb"))
+    for remaining in (0.85, 0.0):
+        features = {**seen, "remaining": remaining}
+        assert point_value(state, "gb", Weights(collapse=2.0), features) == pytest.approx(
+            point_value(state, "gb", Weights(), features) + 2.0 * 3.0 * -0.28)
+
+
 def _opens_fire(state, action) -> bool:
     child = state.clone()
     child.apply_action(action)

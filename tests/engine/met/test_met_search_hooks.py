@@ -120,7 +120,7 @@ def test_features_are_antisymmetric():
     a, b = state.table.sides
     for seen in _walk(state, 3, 80):
         fa, fb = seen.features(a), seen.features(b)
-        for key in ("morale", "objectives", "pressure", "risk", "fire", "material", "volley"):
+        for key in ("morale", "objectives", "pressure", "risk", "fire", "material", "volley", "collapse"):
             assert fa[key] == pytest.approx(-fb[key])
 
 
@@ -242,3 +242,109 @@ def test_met_18_volley_is_the_best_sharing_of_the_shots(path):
     if path.stem == "met_le_mesnil":
         first = load_scenario(path).new_game(seed=5)
         assert _volley(_Odds.of(first, "de"), 2.0) == pytest.approx(2.0 * 0.216)
+
+
+def _aimed(status_hits):
+    """A stand-in for :class:`_Odds`: targets with these statuses, each shooter's reach."""
+    from types import SimpleNamespace
+
+    from engine.rulesets.met.search_hooks import _Odds
+
+    statuses, reach = status_hits
+    return _Odds(tuple(SimpleNamespace(status=s) for s in statuses), tuple(tuple(shots) for shots in reach))
+
+
+D3 = ((1, 1 / 3), (2, 1 / 3), (3, 1 / 3))
+
+
+def test_met_21_collapse_is_the_chance_the_volley_takes_the_last_morale_point():
+    """Three shots at 0.6 on a fresh Sherman destroy it (three hits, MET-18) with 0.216; its side
+    then rolls a D3: with 3 points left it collapses on a 3 (0.072), with 2 on a 2 or 3, with 1
+    always; at 0 it has collapsed already."""
+    from engine.rulesets.met.resolution import Status
+    from engine.rulesets.met.search_hooks import _collapse
+
+    three = _aimed(([Status.OK], [[(0, 0.6)]] * 3))
+    assert _collapse(three, 3, D3) == pytest.approx(0.072)
+    assert _collapse(three, 2, D3) == pytest.approx(0.144)
+    assert _collapse(three, 1, D3) == pytest.approx(0.216)
+    assert _collapse(three, 0, D3) == 1.0
+    assert _collapse(_aimed(([Status.OK], [])), 1, D3) == 0.0
+
+
+def test_met_21_collapse_shares_the_shots_the_way_most_likely_to_end_it():
+    """Two shooters at 0.5, two neutralised targets (one hit destroys), 3 points left. Both on one
+    target: 0.75 x 1/3 = 0.25. One each: one destroyed (2 x 0.25) needs a 3, both (0.25) need
+    anything but 1 and 1: 0.5 / 3 + 0.25 x 8/9 = 7/18, the better sharing."""
+    from engine.rulesets.met.resolution import Status
+    from engine.rulesets.met.search_hooks import _collapse
+
+    both = [(0, 0.5), (1, 0.5)]
+    assert _collapse(_aimed(([Status.NEUTRALISED] * 2, [both, both])), 3, D3) == pytest.approx(7 / 18)
+    assert _collapse(_aimed(([Status.NEUTRALISED] * 2, [[(0, 0.5)], [(0, 0.5)]])), 3, D3) == pytest.approx(0.25)
+
+
+def _collapse_by_brute_force(state, side, morale):
+    """Every shooter at every located target or none; every hit or miss of every shot; every roll
+    of the morale die for each element destroyed: the best chance of taking ``morale`` points."""
+    import functools
+    import itertools
+
+    from engine.rulesets.met.resolution import Status, after_hits
+
+    shooters = [e for e in state.elements.values() if e.side == side and e.on_table and e.can_act]
+    targets = [t for t in state.elements.values()
+               if t.side != side and t.on_table and t.alive and t.blind is None and not t.is_battery]
+    odds = {(f.id, t.id): float(exact_threat(state, f.id, t.id)) for f in shooters for t in targets}
+    shooters = [f for f in shooters if any(odds[f.id, t.id] > 0 for t in targets)]
+
+    def destroyed(status, shots):
+        total = 0.0
+        for pattern in itertools.product((0, 1), repeat=len(shots)):
+            if after_hits(status, sum(pattern)) is Status.DESTROYED:
+                total += float(np.prod([p if h else 1 - p for p, h in zip(shots, pattern)]))
+        return total
+
+    @functools.lru_cache(maxsize=None)
+    def collapse(chances):
+        total = 0.0
+        for fates in itertools.product((0, 1), repeat=len(chances)):
+            weight = float(np.prod([c if f else 1 - c for c, f in zip(chances, fates)]))
+            if weight == 0.0:
+                continue
+            for rolls in itertools.product((1, 2, 3), repeat=sum(fates)):
+                if sum(rolls) >= morale:
+                    total += weight / 3 ** len(rolls)
+        return total
+
+    best = 0.0
+    for sharing in itertools.product(range(len(targets) + 1), repeat=len(shooters)):
+        chances = tuple(sorted(destroyed(t.status, [odds[f.id, t.id] for f, a in zip(shooters, sharing) if a == j])
+                               for j, t in enumerate(targets)))
+        best = max(best, collapse(chances))
+    return best
+
+
+@pytest.mark.parametrize("path", MET_MAPS, ids=lambda p: p.stem)
+def test_met_21_collapse_matches_a_brute_force_over_sharings_hits_and_rolls(path):
+    """At positions of a played game, each side's chance of collapsing the other with its next
+    volley equals the brute force over every sharing (holding fire allowed), every pattern of
+    hits and every roll of the morale die; so does the ``collapse`` feature, ours less theirs."""
+    import itertools
+
+    from engine.rulesets.met.search_hooks import _collapse, _Odds
+
+    looked = checked = 0
+    walks = (_walk(load_scenario(path).new_game(seed=5), walk, 240) for walk in (2, 3))
+    for seen in itertools.chain.from_iterable(walks):
+        if looked % 4 == 0:
+            chance = {}
+            for side in seen.table.sides:
+                enemy = seen.table.other(side)
+                chance[side] = _collapse(_Odds.of(seen, side), int(seen.morale[enemy]), D3)
+                assert chance[side] == pytest.approx(_collapse_by_brute_force(seen, side, int(seen.morale[enemy])))
+                checked += chance[side] > 0
+            gb, de = seen.table.sides
+            assert seen.features(gb)["collapse"] == pytest.approx(chance[gb] - chance[de])
+        looked += 1
+    assert checked, "no position where a volley could end the game: the test would check nothing but zeros"

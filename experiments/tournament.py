@@ -59,7 +59,7 @@ import time
 import traceback
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -67,6 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.search.settings import search_config, search_options  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
 PLAYERS = ("random", "greedy", "greedy-rings", "ai", "openspiel-mcts")
@@ -241,57 +242,6 @@ class _Watch:
         lines = [f"{len(self.samples)} stack(s) past the limit; innermost line of our code:"]
         lines += [f"  {n} x {key}" for key, n in counts.most_common()]
         return "\n".join(lines + ["first stack:", self.samples[0]])
-
-
-#: SearchConfig's fields that are evaluation weights, set one field at a time (``weights.fire=2``).
-WEIGHT_GROUPS = ("weights", "greedy_weights")
-
-
-def search_options(pairs) -> tuple[tuple[str, object], ...]:
-    """``FIELD=VALUE`` strings as SearchConfig fields, each value read as its default's type
-    (a tuple field as comma-separated names; ``weights.FIELD`` a field of the leaves' evaluation
-    weights, ``greedy_weights.FIELD`` of its greedy plans'); ValueError names the first that is wrong."""
-    from agent.search import SearchConfig
-    from agent.search.evaluation import Weights
-
-    config = SearchConfig()
-    defaults = {f.name: getattr(config, f.name) for f in fields(SearchConfig)}
-    for group in WEIGHT_GROUPS:
-        defaults.pop(group)
-        defaults |= {f"{group}.{f.name}": getattr(getattr(config, group), f.name) for f in fields(Weights)}
-    out = []
-    for text in pairs:
-        name, sep, value = text.partition("=")
-        if not sep or name not in defaults:
-            raise ValueError(f"--search {text!r}: expected FIELD=VALUE with FIELD one of {', '.join(defaults)}")
-        default = defaults[name]
-        try:
-            if isinstance(default, bool):
-                if value.lower() not in ("true", "false", "yes", "no", "1", "0"):
-                    raise ValueError(value)
-                parsed = value.lower() in ("true", "yes", "1")
-            elif isinstance(default, tuple):
-                kind = type(default[0]) if default else str
-                parsed = tuple(kind(v) for v in value.split(",") if v)
-            elif default is None or isinstance(default, str):
-                parsed = None if value.lower() == "none" else value
-            else:
-                parsed = type(default)(value)
-        except ValueError:
-            raise ValueError(f"--search {text!r}: {name} takes a {type(default).__name__} like {default!r}") from None
-        out.append((name, parsed))
-    return tuple(out)
-
-
-def search_config(search=()):
-    """The AI's SearchConfig with the ``search_options`` changed from the defaults."""
-    from agent.search import SearchConfig
-
-    options = dict(search)
-    for group in WEIGHT_GROUPS:
-        changed = {name.removeprefix(f"{group}."): options.pop(name) for name in list(options) if name.startswith(f"{group}.")}
-        options[group] = replace(getattr(SearchConfig(), group), **changed)
-    return SearchConfig(**options)
 
 
 def _innermost_of_ours(stack: str) -> str:

@@ -34,6 +34,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights  # noqa: E402
+from agent.search.settings import changed_fields  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
 TUNED = ("objectives", "pressure", "risk", "fire", "scale")
@@ -77,20 +78,8 @@ def ruleset_maps(ruleset: str) -> list[Path]:
 def candidate_weights(words: list[str]) -> Weights:
     """``--candidate``'s weights: ``search`` starts from the search's weights (else the defaults),
     then each ``FIELD=VALUE`` changes a field; ValueError names the first word that is wrong."""
-    weights = DEFAULT_WEIGHTS
-    names = {f.name for f in fields(Weights)}
-    for word in words:
-        if word == "search":
-            weights = SEARCH_WEIGHTS
-            continue
-        name, sep, value = word.partition("=")
-        if not sep or name not in names:
-            raise ValueError(f"--candidate {word!r}: expected search or FIELD=VALUE with FIELD one of {', '.join(sorted(names))}")
-        try:
-            weights = replace(weights, **{name: float(value)})
-        except ValueError:
-            raise ValueError(f"--candidate {word!r}: {name} takes a number") from None
-    return weights
+    weights = SEARCH_WEIGHTS if "search" in words else DEFAULT_WEIGHTS
+    return changed_fields(weights, [word for word in words if word != "search"], option="--candidate")
 
 
 def main(argv=None) -> int:

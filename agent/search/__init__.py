@@ -9,6 +9,7 @@
 - :mod:`.evaluation`: a position's value from the ruleset's features.
 - :mod:`.mcts`: :class:`MacroSearch`, information-set MCTS over plans with a time or
   iteration budget.
+- :mod:`.settings`: ``FIELD=VALUE`` words as its settings, for experiments.
 
 The player built on them is :class:`agent.players.SearchPlayer`.
 """

@@ -24,12 +24,12 @@ def test_a_candidate_starts_from_the_defaults_or_the_search_weights_and_changes_
 
 def test_a_wrong_candidate_word_is_named_with_exit_code_2(capsys):
     module = tuning()
-    for words, named in ((["depth=3"], "FIELD one of"), (["fire=high"], "fire takes a number"), (["fast"], "expected search")):
+    for words, named in ((["depth=3"], "FIELD one of"), (["fire=high"], "fire takes a float like 0.5"), (["fast"], "FIELD=VALUE")):
         with pytest.raises(ValueError, match=named):
             module.candidate_weights(words)
     with pytest.raises(SystemExit) as stop:
         module.main(["--ruleset", "met", "--candidate", "fire=high"])
-    assert stop.value.code == 2 and "fire takes a number" in capsys.readouterr().err
+    assert stop.value.code == 2 and "--candidate 'fire=high': fire takes a float" in capsys.readouterr().err
 
 
 def test_the_tuning_plays_every_map_of_its_ruleset():

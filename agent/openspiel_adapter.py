@@ -31,7 +31,6 @@ Examples
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Hashable
 
 import numpy as np
@@ -45,6 +44,7 @@ except ImportError as error:  # pragma: no cover - exercised only without the ex
 from engine.game import CHANCE, TERMINAL, GameState
 from engine.scenario import load_scenario
 
+from .maps import map_path
 from .players.base import Player
 
 __all__ = [
@@ -58,24 +58,12 @@ __all__ = [
     "TimedMCTSBot",
 ]
 
-MAPS = Path(__file__).resolve().parent.parent / "maps"
 GAME_NAMES = {"chq": "fireplan_chq", "met": "fireplan_met"}
 _DEFAULT_MAP = {"chq": "chq_saint_aubin", "met": "met_le_mesnil"}
 _MAX_ACTIONS = 20_000
 _MAX_CHANCE = 5_000
 _MAX_LENGTH = 100_000
 _TENSOR = 8
-
-
-def map_path(name: str) -> Path:
-    """A scenario file from a map name (``"chq_saint_aubin"``) or a path."""
-    path = Path(name)
-    if path.suffix == ".json" and path.exists():
-        return path
-    candidate = MAPS / f"{name}.json"
-    if candidate.exists():
-        return candidate
-    raise ValueError(f"no scenario {name!r}: give a file or one of the maps in {MAPS}")
 
 
 def _game_type(ruleset: str) -> "pyspiel.GameType":

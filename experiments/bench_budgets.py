@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "experiments"))
 
 from agent.fires import plan_barrage, plan_fires  # noqa: E402
+from agent.maps import map_path  # noqa: E402
 from agent.players import SearchPlayer  # noqa: E402
 from agent.smoke import plan_smoke  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
@@ -41,7 +42,7 @@ def _largest_fire_board():
 
 
 def _map(name: str, side: str):
-    scenario = load_scenario(ROOT / "maps" / f"{name}.json")
+    scenario = load_scenario(map_path(name))
     return f"{name} ({side})", side, lambda seed: scenario.new_game(seed=seed)
 
 

@@ -27,20 +27,20 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_names, map_path  # noqa: E402
 from agent.match import play_game  # noqa: E402
 from agent.players import GreedyPlayer  # noqa: E402
 from agent.players.greedy import GreedyPolicy  # noqa: E402
 from agent.search.destinations import NO_MORE_MOVES, RingMoves  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
 
-MAPS = ("met_burning_village", "met_calm_bocage", "met_le_mesnil", "met_strong_ridge")
 VARIANTS = {"lattice": NO_MORE_MOVES, "every element": RingMoves(), "focus 2": RingMoves(focus=2),
             "focus 1": RingMoves(focus=1)}
 
 
 def movement_positions(name: str, games: int, every: int) -> list:
     """Every ``every``-th movement decision of ``games`` seeded greedy games on map ``name``."""
-    scenario = load_scenario(ROOT / "maps" / f"{name}.json")
+    scenario = load_scenario(map_path(name))
     found: list = []
     for game in range(games):
         seen = [0]
@@ -72,7 +72,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=2, help="greedy games a map")
     parser.add_argument("--every", type=int, default=3, help="keep every N-th movement decision")
-    parser.add_argument("--maps", nargs="*", default=list(MAPS))
+    parser.add_argument("--maps", nargs="*", default=map_names("met"))
     args = parser.parse_args(argv)
     rows = {name: [] for name in VARIANTS}
     for name in args.maps:

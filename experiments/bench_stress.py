@@ -21,6 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_path  # noqa: E402
 from agent.stress import StressRun, play_one, run_local  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
 
@@ -53,7 +54,10 @@ def main(argv=None) -> int:
     parser.add_argument("--iterations", type=int, default=4, help="the AI's simulations a decision")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    path = ROOT / "maps" / f"{args.map}.json"
+    try:
+        path = map_path(args.map)
+    except ValueError as error:
+        parser.error(str(error))
     limit = _limit(path)
     configurations = [("random v random", StressRun(str(path), args.games, "random", "random", (), args.seed, 1.0))]
     if args.ai_games:

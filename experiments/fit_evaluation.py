@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_names, map_path  # noqa: E402
 from agent.players.registry import ALL_PLAYERS, make_player  # noqa: E402
 from agent.search.evaluation import (  # noqa: E402
     DEFAULT_WEIGHTS, FEATURES, SEARCH_WEIGHTS, Weights, feature_row, unfinished_value)
@@ -218,11 +219,10 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "fit_evaluation")
     args = parser.parse_args(argv)
-    maps = sorted(p for p in (ROOT / "maps").glob("*.json") if p.name != "scenario.schema.json")
-    if args.maps:
-        maps = [p for p in maps if p.stem in args.maps]
-    if not maps:
-        parser.error(f"no map named {args.maps}")
+    unknown = [name for name in args.maps or () if name not in map_names()]
+    if unknown:
+        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(map_names())}")
+    maps = [map_path(name) for name in args.maps or map_names()]
     if not 0 <= args.games <= 100 or args.validate < 0 or (args.games == 0 and not args.positions):
         parser.error("--games takes 0 to 100 (its seeds must not reach validation's, 100 on; 0 only with "
                      "--positions) and --validate 0 or more")

@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_names, map_path  # noqa: E402
 from agent.search.policy import POSTURES  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
@@ -76,7 +77,7 @@ def play(game: Game) -> Result:
     from agent.players import GreedyPlayer, RandomPlayer
     from engine.scenario import load_scenario
 
-    scenario = load_scenario(ROOT / "maps" / f"{game.map}.json")
+    scenario = load_scenario(map_path(game.map))
     sides = [s.id for s in scenario.sides]
     mine, theirs = sides[game.side], sides[1 - game.side]
     opponent = (GreedyPlayer if game.opponent == "greedy" else RandomPlayer)(game.seed * 2 + 2)
@@ -170,7 +171,7 @@ def main(argv=None) -> int:
             parser.error(f"unknown policy {name!r}: one of {', '.join(POLICIES)}")
     if args.games < 1:
         parser.error("--games must be at least 1")
-    known = sorted(p.stem for p in (ROOT / "maps").glob("*.json") if not p.name.endswith(".schema.json"))
+    known = map_names()
     maps = args.maps or known
     for name in maps:
         if name not in known:

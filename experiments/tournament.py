@@ -67,6 +67,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_names, map_path  # noqa: E402
 from agent.search.settings import search_config, search_options  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
@@ -143,7 +144,7 @@ def play(task: Task) -> Outcome:
     from agent.search.evaluation import feature_row
     from engine.scenario import load_scenario
 
-    scenario = load_scenario(ROOT / "maps" / f"{task.map}.json")
+    scenario = load_scenario(map_path(task.map))
     sides = [s.id for s in scenario.sides]
     mine, theirs = sides[task.first_side], sides[1 - task.first_side]
     first = make_player(task.first, task.seed * 2 + 1, task.time_per_decision, task.replan, task.search, task.iterations)
@@ -256,7 +257,7 @@ def map_sides(name: str) -> list[str]:
     """The side ids of map ``name``, in the scenario's order (a task's ``first_side`` indexes them)."""
     from engine.scenario import load_scenario
 
-    return [s.id for s in load_scenario(ROOT / "maps" / f"{name}.json").sides]
+    return [s.id for s in load_scenario(map_path(name)).sides]
 
 
 def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "always", search=(),
@@ -488,7 +489,10 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
     args = parser.parse_args(argv)
-    maps = args.maps or sorted(p.stem for p in (ROOT / "maps").glob("*.json") if not p.name.endswith(".schema.json"))
+    maps = args.maps or map_names()
+    unknown = [name for name in maps if name not in map_names()]
+    if unknown:
+        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(map_names())}")
     if args.sides:
         known = {side for m in maps for side in map_sides(m)}
         unknown = [side for side in args.sides if side not in known]

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from agent.maps import map_names, map_path  # noqa: E402
 from agent.search.evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights  # noqa: E402
 from agent.search.settings import changed_fields  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
@@ -69,12 +70,6 @@ def score_rate(pool, maps: list[Path], weights: Weights, seeds: range) -> tuple[
     return sum((r + 1) / 2 for r in results) / len(results), results
 
 
-def ruleset_maps(ruleset: str) -> list[Path]:
-    """The scenario files in ``maps/`` that ``ruleset`` plays, by name."""
-    return [m for m in sorted((ROOT / "maps").glob("*.json"))
-            if not m.name.endswith(".schema.json") and _scenario(str(m)).ruleset.name == ruleset]
-
-
 def candidate_weights(words: list[str]) -> Weights:
     """``--candidate``'s weights: ``search`` starts from the search's weights (else the defaults),
     then each ``FIELD=VALUE`` changes a field; ValueError names the first word that is wrong."""
@@ -100,12 +95,13 @@ def main(argv=None) -> int:
         given = None if args.candidate is None else candidate_weights(args.candidate)
     except ValueError as error:
         parser.error(str(error))
-    maps = ruleset_maps(args.ruleset)
+    names = map_names(args.ruleset)
     if args.maps:
-        unknown = sorted(set(args.maps) - {m.stem for m in maps})
+        unknown = sorted(set(args.maps) - set(names))
         if unknown:
-            parser.error(f"--maps {unknown[0]!r}: the {args.ruleset} maps are {', '.join(m.stem for m in maps)}")
-        maps = [m for m in maps if m.stem in args.maps]
+            parser.error(f"--maps {unknown[0]!r}: the {args.ruleset} maps are {', '.join(names)}")
+        names = [name for name in names if name in args.maps]
+    maps = [map_path(name) for name in names]
     seeds = range(args.seeds)
     started = time.perf_counter()
     with ProcessPoolExecutor(args.workers) as pool:

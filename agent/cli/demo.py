@@ -14,13 +14,13 @@ from pathlib import Path
 from engine.errors import FireplanError
 from engine.scenario import load_scenario
 
+from ..maps import map_path
 from ..narrate import order_sentence, outcome_sentence, side_name, turn_header, turn_number
 from ..players.registry import ALL_PLAYERS, ExplainedPlayer, make_player
 
 __all__ = ["register", "DEFAULT_SCENARIO", "run_demo"]
 
-MAPS = Path(__file__).resolve().parents[2] / "maps"
-DEFAULT_SCENARIO = MAPS / "chq_saint_aubin.json"
+DEFAULT_SCENARIO = map_path("chq_saint_aubin")
 
 
 def register(subparsers) -> None:

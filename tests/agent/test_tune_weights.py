@@ -32,12 +32,6 @@ def test_a_wrong_candidate_word_is_named_with_exit_code_2(capsys):
     assert stop.value.code == 2 and "--candidate 'fire=high': fire takes a float" in capsys.readouterr().err
 
 
-def test_the_tuning_plays_every_map_of_its_ruleset():
-    names = [m.stem for m in tuning().ruleset_maps("met")]
-    assert names == ["met_burning_village", "met_calm_bocage", "met_le_mesnil", "met_strong_ridge"]
-    assert all(m.stem.startswith("chq_") for m in tuning().ruleset_maps("chq"))
-
-
 def test_a_candidate_plays_its_maps_from_both_sides_against_the_defaults(capsys):
     """No search: the candidate's games only, one a side on each map asked for (a map with short games)."""
     assert tuning().main(["--ruleset", "met", "--maps", "met_calm_bocage", "--validate", "1", "--candidate", "search",

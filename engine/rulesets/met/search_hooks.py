@@ -183,9 +183,9 @@ def features(state, side: str) -> dict[str, float]:
         material += sign[e.side] * (1.0 - share)
     odds = {s: _Odds.of(state, s) for s in (side, enemy)}
     fire = _fire_balance(state, side, enemy, loss, odds)
-    volley = _volley(odds[side], loss) - _volley(odds[enemy], loss)
-    collapse = (_collapse(odds[side], int(state.morale[enemy]), die)
-                - _collapse(odds[enemy], int(state.morale[side]), die))
+    ours = _next_fire(odds[side], loss, int(state.morale[enemy]), die)
+    theirs = _next_fire(odds[enemy], loss, int(state.morale[side]), die)
+    volley, collapse = ours[0] - theirs[0], ours[1] - theirs[1]
     return {
         "morale": float(state.morale[side] - state.morale[enemy]),
         "objectives": float(objectives),
@@ -266,14 +266,25 @@ def _sharings(fire: _Odds, limit: int = 4096):
     yield aimed
 
 
+def _next_fire(fire: _Odds, loss: float, morale: int, die: tuple[tuple[int, float], ...],
+               limit: int = 4096) -> tuple[float, float]:
+    """``(volley, collapse)`` of a side's next direct fire, each at its own best sharing, from one
+    pass over the sharings (:func:`_volley` and :func:`_collapse` say what each is)."""
+    statuses = [t.status for t in fire.targets]
+    volley = collapse = 0.0
+    for aimed in _sharings(fire, limit):
+        volley = max(volley, _aimed_harm(statuses, aimed))
+        collapse = max(collapse, _aimed_collapse(statuses, aimed, morale, die))
+    return loss * volley, collapse
+
+
 def _volley(fire: _Odds, loss: float, limit: int = 4096) -> float:
     """Expected morale points a side's next direct fire (``fire``) costs the enemy's located
     elements, each of its elements firing once at one target (MET-18: each hit steps the
     target's status once, so k hits step it k times), shared among the targets the way that
     costs the enemy most (:func:`_sharings`)."""
     statuses = [t.status for t in fire.targets]
-    return loss * max((sum(_harm(statuses[j], hits) for j, hits in aimed.items()) for aimed in _sharings(fire, limit)),
-                      default=0.0)
+    return loss * max((_aimed_harm(statuses, aimed) for aimed in _sharings(fire, limit)), default=0.0)
 
 
 def _collapse(fire: _Odds, morale: int, die: tuple[tuple[int, float], ...], limit: int = 4096) -> float:
@@ -281,24 +292,32 @@ def _collapse(fire: _Odds, morale: int, die: tuple[tuple[int, float], ...], limi
     (MET-21 as CHQ-29: its morale collapses, and it loses), its shots shared the way most likely
     to do it. Each element it destroys costs a roll of ``die`` ((points, probability) pairs, the
     D3 of ``morale_loss_outcomes``); the elements are destroyed independently (MET-18)."""
+    statuses = [t.status for t in fire.targets]
+    return max((_aimed_collapse(statuses, aimed, morale, die) for aimed in _sharings(fire, limit)), default=0.0)
+
+
+def _aimed_harm(statuses: list[Status], aimed: dict[int, tuple[float, ...]]) -> float:
+    """Expected rise in the targets' risk shares from one sharing of the shots."""
+    return sum(_harm(statuses[j], hits) for j, hits in aimed.items())
+
+
+def _aimed_collapse(statuses: list[Status], aimed: dict[int, tuple[float, ...]], morale: int,
+                    die: tuple[tuple[int, float], ...]) -> float:
+    """Chance that one sharing of the shots destroys elements worth ``morale`` points or more."""
     if morale <= 0:
         return 1.0
-    statuses = [t.status for t in fire.targets]
-    best = 0.0
-    for aimed in _sharings(fire, limit):
-        lost = [1.0]  # lost[m]: probability of losing exactly m points (m < morale), the rest beyond
-        for j, hits in aimed.items():
-            destroyed = _destroyed(statuses[j], hits)
-            if destroyed <= 0.0:
-                continue
-            after = [q * (1.0 - destroyed) for q in lost] + [0.0] * (morale - len(lost))
-            for m, q in enumerate(lost):
-                for points, chance in die:
-                    if m + points < morale:
-                        after[m + points] += q * destroyed * chance
-            lost = after
-        best = max(best, 1.0 - sum(lost))
-    return best
+    lost = [1.0]  # lost[m]: probability of losing exactly m points (m < morale), the rest beyond
+    for j, hits in aimed.items():
+        destroyed = _destroyed(statuses[j], hits)
+        if destroyed <= 0.0:
+            continue
+        after = [q * (1.0 - destroyed) for q in lost] + [0.0] * (morale - len(lost))
+        for m, q in enumerate(lost):
+            for points, chance in die:
+                if m + points < morale:
+                    after[m + points] += q * destroyed * chance
+        lost = after
+    return 1.0 - sum(lost)
 
 
 def _spread(hits: tuple[float, ...]) -> list[float]:

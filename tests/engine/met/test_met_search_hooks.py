@@ -227,17 +227,21 @@ def _best_sharing(state, side, loss):
 def test_met_18_volley_is_the_best_sharing_of_the_shots(path):
     """The volley's value is the best of every way to share the shots (brute force, shooters that
     may also hold their fire) at positions of a played game; the greedy sharing used beyond the
-    limit never beats it. On met_le_mesnil's first position both PaK 40s do best on one target."""
+    limit never beats it; the ``volley`` feature is ours less theirs. On met_le_mesnil's first
+    position both PaK 40s do best on one target."""
     from engine.rulesets.met.search_hooks import _Odds, _volley
 
     state = load_scenario(path).new_game(seed=5)
     looked = 0
     for seen in _walk(state, 3, 120):
         if looked % 6 == 0:
+            exact = {}
             for side in seen.table.sides:
-                exact = _volley(_Odds.of(seen, side), 2.0)
-                assert exact == pytest.approx(_best_sharing(seen, side, 2.0))
-                assert _volley(_Odds.of(seen, side), 2.0, limit=0) <= exact + 1e-12
+                exact[side] = _volley(_Odds.of(seen, side), 2.0)
+                assert exact[side] == pytest.approx(_best_sharing(seen, side, 2.0))
+                assert _volley(_Odds.of(seen, side), 2.0, limit=0) <= exact[side] + 1e-12
+            gb, de = seen.table.sides
+            assert seen.features(gb)["volley"] == pytest.approx(exact[gb] - exact[de])
         looked += 1
     if path.stem == "met_le_mesnil":
         first = load_scenario(path).new_game(seed=5)

@@ -285,19 +285,25 @@ def _polygons(polygons, name: str) -> np.ndarray:
     for i, polygon in enumerate(polygons):
         if not isinstance(polygon, (Polygon, MultiPolygon)):
             raise FireplanError(f"{name}[{i}] must be a shapely Polygon, got {type(polygon).__name__}")
+        problem = _polygon_problem(polygon)
+        if problem is not None:
+            raise FireplanError(f"{name}[{i}] {problem}")
         geoms[i] = polygon
-    if geoms.size == 0:
-        return geoms
-    bad = shapely.is_empty(geoms) | ~shapely.is_valid(geoms)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        reason = "it is empty" if geoms[i].is_empty else shapely.is_valid_reason(geoms[i])
-        raise FireplanError(f"{name}[{i}] is not a valid polygon ({reason})")
-    coords, owner = shapely.get_coordinates(geoms, return_index=True)
-    finite = np.isfinite(coords).all(axis=1)
-    if not finite.all():
-        raise FireplanError(f"{name}[{int(owner[~finite][0])}] has a NaN or infinite coordinate")
     return geoms
+
+
+@functools.lru_cache(maxsize=4096)
+def _polygon_problem(polygon: Polygon | MultiPolygon) -> str | None:
+    """What makes a polygon unusable, or None. Cached (geometries hash by their coordinates): a
+    game asks about the same terrain and screens thousands of times, and GEOS's validity check
+    was a tenth of the time of a MET sight picture."""
+    if polygon.is_empty:
+        return "is not a valid polygon (it is empty)"
+    if not polygon.is_valid:
+        return f"is not a valid polygon ({shapely.is_valid_reason(polygon)})"
+    if not np.isfinite(shapely.get_coordinates(polygon)).all():
+        return "has a NaN or infinite coordinate"
+    return None
 
 
 def _method(method: str) -> str:

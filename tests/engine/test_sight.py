@@ -324,3 +324,13 @@ def test_inside_points_and_polygons():
     strictly = inside(points, polygons, boundary=False)
     assert strictly.tolist() == [[True, False], [False, False], [False, True], [False, False]]
     assert inside([], polygons).shape == (0, 2)
+
+
+def test_a_bad_polygon_is_named_every_time_it_is_given():
+    """Validity is cached by geometry: a polygon found invalid once is refused again, and a
+    valid one with the same shape elsewhere in the list is still accepted."""
+    bowtie = Polygon([(0, 0), (1, 1), (1, 0), (0, 1)])
+    for _ in range(2):
+        with pytest.raises(FireplanError, match=r"polygons\[1\] is not a valid polygon \(Self-intersection"):
+            crossings([(0, 0)], [(1, 1)], [box(0, 0, 1, 1), bowtie])
+    assert len(crossings([(0, 0)], [(5, 5)], [box(0, 0, 1, 1), box(0, 0, 1, 1)])) == 2

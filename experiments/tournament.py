@@ -113,6 +113,7 @@ class Outcome:
     ai_slow_cpu: int = 0  # of those, the ones whose own CPU time was over budget + 20% too
     ai_slow_where: list = field(default_factory=list)  # (seconds, where it was) per AI order watched past its limit (--watch)
     positions: list = field(default_factory=list)  # the mover's side and features at every POSITION_EVERY-th decision
+    ai_simulations: list = field(default_factory=list)  # simulations each AI search ran, as ai_searches
 
 
 def make_player(name: str, seed: int, time_per_decision: float, replan: str = "always", search=(),
@@ -161,10 +162,11 @@ def play(task: Task) -> Outcome:
 
     start = time.perf_counter()
     record = play_game(scenario.new_game(seed=task.seed), players, on_step=keep)
-    searches, orders, cpu, where = [], [], [], []
+    searches, simulations, orders, cpu, where = [], [], [], [], []
     for side, player in ((mine, first), (theirs, second)):
         if _is_ai(player):
             searches.extend(player.searches)
+            simulations.extend(player.simulations)
             orders.extend(players[side].times)
             cpu.extend(players[side].cpu_times)
             where.extend(players[side].slow_stacks)
@@ -172,7 +174,7 @@ def play(task: Task) -> Outcome:
     return Outcome(task.map, task.first, task.second, mine, task.game, task.seed, float(record.returns[mine]),
                    float(record.score[mine]), record.decisions, time.perf_counter() - start, think[mine], think[theirs],
                    searches, max(orders, default=0.0), sum(t > limit for t in orders),
-                   sum(t > limit and c > limit for t, c in zip(orders, cpu)), where, positions)
+                   sum(t > limit and c > limit for t, c in zip(orders, cpu)), where, positions, simulations)
 
 
 def _is_ai(player) -> bool:
@@ -308,6 +310,7 @@ def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
     if not times:
         return {}
     ordered = sorted(times)
+    simulations = sorted(n for o in outcomes for n in o.ai_simulations)
     return {
         "searches": len(times),
         "median_s": statistics.median(times),
@@ -318,6 +321,8 @@ def decision_benchmark(outcomes: list[Outcome], budget: float) -> dict:
         "longest_order_s": max(o.ai_longest for o in outcomes),
         "slow_orders": sum(o.ai_slow for o in outcomes),
         "slow_orders_cpu": sum(o.ai_slow_cpu for o in outcomes),
+        "simulations_median": statistics.median(simulations) if simulations else 0,
+        "simulations_p10": simulations[int(0.1 * len(simulations))] if simulations else 0,
     }
 
 
@@ -348,7 +353,7 @@ def _budget(args) -> str:
 def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "games.csv", "w", newline="") as f:
-        lists = ("ai_searches", "ai_slow_where", "positions")
+        lists = ("ai_searches", "ai_slow_where", "positions", "ai_simulations")
         writer = csv.DictWriter(f, fieldnames=[k for k in asdict(outcomes[0]) if k not in lists])
         writer.writeheader()
         for o in outcomes:
@@ -368,10 +373,10 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
         writer.writerows(rows)
     with open(out / "decision_times.csv", "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["map", "game", "seed", "seconds"])
+        writer.writerow(["map", "game", "seed", "seconds", "simulations"])
         for o in outcomes:
-            for t in o.ai_searches:
-                writer.writerow([o.map, o.game, o.seed, f"{t:.4f}"])
+            for t, n in zip(o.ai_searches, o.ai_simulations):
+                writer.writerow([o.map, o.game, o.seed, f"{t:.4f}", n])
     lines = [
         "# Tournament",
         "",
@@ -405,7 +410,8 @@ def write_outputs(out: Path, outcomes, rows, bench, args) -> None:
             f"95th percentile {bench['p95_s']:.3f} s, max {bench['max_s']:.3f} s; "
             f"{bench['over_budget_20pct']} over budget + 20%. Every order the AI gave, searched or not: longest "
             f"{bench['longest_order_s']:.3f} s, {bench['slow_orders']} over budget + 20% "
-            f"({bench['slow_orders_cpu']} of them over it on the CPU clock too: the rest waited for the machine).",
+            f"({bench['slow_orders_cpu']} of them over it on the CPU clock too: the rest waited for the machine). "
+            f"Simulations a search: median {bench['simulations_median']:g}, 10th percentile {bench['simulations_p10']}.",
         ]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     plot(out, rows, outcomes, bench, timed=args.iterations is None)
@@ -553,7 +559,8 @@ def main(argv=None) -> int:
         console.print(f"AI decision time: median {bench['median_s']:.3f} s, p95 {bench['p95_s']:.3f} s, max "
                       f"{bench['max_s']:.3f} s, {bench['over_budget_20pct']} of {bench['searches']} over budget + 20%; "
                       f"longest order {bench['longest_order_s']:.3f} s, {bench['slow_orders']} over budget + 20%, "
-                      f"{bench['slow_orders_cpu']} of them on the CPU clock too")
+                      f"{bench['slow_orders_cpu']} of them on the CPU clock too; simulations a search: median "
+                      f"{bench['simulations_median']:g}, 10th percentile {bench['simulations_p10']}")
     console.print(f"written to {args.out}")
     return 0
 

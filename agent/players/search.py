@@ -91,6 +91,7 @@ class SearchPlayer(Player):
         self._pending: list = []  # the plan's forced orders not played yet (closed-loop)
         self.last: SearchResult | None = None
         self.searches: list[float] = []  # seconds taken by each search (the decision-time benchmark)
+        self.simulations: list[int] = []  # simulations each search ran: how far its budget went
         self._began = time.perf_counter()  # when the order being chosen was asked for
         _warm_up()
 
@@ -150,6 +151,7 @@ class SearchPlayer(Player):
         search = MacroSearch(side, self.rng, self.sources, self.config)
         result = search.run(state, iterations=self.iterations, seconds=self._time_left())
         self.searches.append(time.perf_counter() - start)
+        self.simulations.append(result.iterations)
         self.last = result
         self._plan, self._scope, self._cursor = result.plan, scope, 0
         self._pending = list(result.plan.forced) if result.plan is not None else []

@@ -211,6 +211,29 @@ def test_an_iteration_budget_makes_the_ai_untimed_and_its_games_repeat_exactly()
     first, again = module.play(task), module.play(task)
     assert (first.result, first.score, first.decisions) == (again.result, again.score, again.decisions)
     assert first.positions == again.positions and first.ai_searches and first.ai_slow == 0
+    assert first.ai_simulations == [2] * len(first.ai_searches)
+
+
+def test_the_decision_benchmark_says_how_many_simulations_the_searches_ran(tmp_path):
+    """Each search's seconds and simulations reach decision_times.csv; the summary gives the
+    median and the 10th percentile of the simulations (how far a time budget went)."""
+    import csv
+    from argparse import Namespace
+
+    module = tournament()
+    base = dict(map="met_calm_bocage", first="ai", second="greedy", first_side="gb", result=1.0, score=0.5,
+                decisions=10, seconds=1.0, first_think=1.0, second_think=0.1, ai_longest=0.9)
+    outcomes = [module.Outcome(game=0, seed=1, ai_searches=[0.9, 0.8, 0.9], ai_simulations=[30, 12, 41], **base),
+                module.Outcome(game=1, seed=1001, ai_searches=[0.9, 0.9], ai_simulations=[25, 8], **base)]
+    bench = module.decision_benchmark(outcomes, 1.0)
+    assert bench["simulations_median"] == 25 and bench["simulations_p10"] == 8
+    rows = module.summarise(outcomes, ["met_calm_bocage"], [("ai", "greedy")])
+    args = Namespace(games=1, iterations=None, time_per_decision=1.0, replan="always", search=[], out=tmp_path)
+    module.write_outputs(tmp_path, outcomes, rows, bench, args)
+    with open(tmp_path / "decision_times.csv") as f:
+        written = [(row["seconds"], row["simulations"]) for row in csv.DictReader(f)]
+    assert written == [("0.9000", "30"), ("0.8000", "12"), ("0.9000", "41"), ("0.9000", "25"), ("0.9000", "8")]
+    assert "Simulations a search: median 25, 10th percentile 8." in (tmp_path / "summary.md").read_text()
 
 
 def test_an_iteration_budget_below_one_is_refused(capsys):

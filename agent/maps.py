@@ -36,7 +36,7 @@ def map_path(name: str | Path) -> Path:
     if path.suffix == ".json" and path.is_file():
         return path
     candidate = MAPS_DIR / f"{name}.json"
-    if str(name) in map_names() and candidate.is_file():
+    if candidate.is_file() and not candidate.name.endswith(".schema.json"):
         return candidate
     raise ValueError(f"no map {str(name)!r}: give a scenario file or one of {', '.join(map_names())}")
 

@@ -219,10 +219,11 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "fit_evaluation")
     args = parser.parse_args(argv)
-    unknown = [name for name in args.maps or () if name not in map_names()]
+    known = map_names()
+    unknown = [name for name in args.maps or () if name not in known]
     if unknown:
-        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(map_names())}")
-    maps = [map_path(name) for name in args.maps or map_names()]
+        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(known)}")
+    maps = [map_path(name) for name in args.maps or known]
     if not 0 <= args.games <= 100 or args.validate < 0 or (args.games == 0 and not args.positions):
         parser.error("--games takes 0 to 100 (its seeds must not reach validation's, 100 on; 0 only with "
                      "--positions) and --validate 0 or more")

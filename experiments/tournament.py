@@ -495,10 +495,11 @@ def main(argv=None) -> int:
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "tournament")
     args = parser.parse_args(argv)
-    maps = args.maps or map_names()
-    unknown = [name for name in maps if name not in map_names()]
+    known = map_names()
+    maps = args.maps or known
+    unknown = [name for name in maps if name not in known]
     if unknown:
-        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(map_names())}")
+        parser.error(f"unknown map {unknown[0]!r}: one of {', '.join(known)}")
     if args.sides:
         known = {side for m in maps for side in map_sides(m)}
         unknown = [side for side in args.sides if side not in known]

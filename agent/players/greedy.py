@@ -40,6 +40,7 @@ from ..search.chance import ChanceResolver
 from ..search.destinations import NO_MORE_MOVES
 from ..search.evaluation import DEFAULT_WEIGHTS, Weights, evaluate
 from ..search.macro import OutOfTime, Simulator
+from ..search.memory import ChoiceMemory
 from ..search.policy import BALANCED, PosturePolicy, action_score
 from .base import PlannedAction, Player
 
@@ -78,9 +79,10 @@ class GreedyPolicy:
     def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
                  samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None,
                  look_through: Collection[str] = PICKS, look_branches: int = 8,
-                 more: Callable[[GameState, list], list] = NO_MORE_MOVES):
+                 more: Callable[[GameState, list], list] = NO_MORE_MOVES, memory: ChoiceMemory | None = None):
         self.rng = rng
-        self.more = more  # orders to weigh beyond the engine's list (destinations off its lattice)
+        self.more = more
+        self.memory = memory  # rankings already made this scope (the AI's, across its searches)  # orders to weigh beyond the engine's list (destinations off its lattice)
         self.look_through = frozenset(look_through)  # kinds valued by the best order they open
         self.look_branches = look_branches  # chance leaves a looked-through order's opened orders may enumerate
         self.check = check  # called before each lookahead: a search's deadline raises from it
@@ -92,36 +94,56 @@ class GreedyPolicy:
         self.last: list[tuple[Hashable, float]] = []
         self.ranking: list[tuple[float, Hashable]] = []  # (value, action) of the last choice, best first
 
+    @property
+    def signature(self) -> tuple:
+        """Everything that makes this policy rank as it does: rankings in a shared memory are
+        recalled only by a policy with the same."""
+        return (self.more, self.weights, self.look_through, self.look_branches, self.enumerate_limit,
+                self.max_branches, self.samples, self.artillery_top)
+
     def ranked(self, world: GameState, *, look: bool = True, branches: int | None = None) -> list[tuple[float, Hashable]]:
         """(value, action) of the shortlisted actions, best first (ties: posture score, then order);
-        ``look``: value an order of a ``look_through`` kind by the best one-step order it opens."""
+        ``look``: value an order of a ``look_through`` kind by the best one-step order it opens.
+        A ranking in the ``memory`` is recalled; a whole one made here is kept there."""
+        if self.memory is None or not look or branches is not None:
+            return self._ranked(world, look, branches)[0]
+        key = self.memory.key(world, self.signature)
+        ranking = self.memory.recall(key)
+        if ranking is not None:
+            return ranking
+        ranking, whole = self._ranked(world, look, branches)
+        if whole:
+            self.memory.keep(key, ranking)
+        return ranking
+
+    def _ranked(self, world: GameState, look: bool, branches: int | None) -> tuple[list[tuple[float, Hashable]], bool]:
+        """The ranking, and whether it is whole (no deadline fell among the orders off the list)."""
         side = world.current_player()
         candidates = world.legal_actions()
         infos = self._described(world, candidates)
         scored = self._weighed(world, side, candidates, infos, 0, look, branches)
         extra = self.more(world, _best_first(scored, candidates))
+        whole = True
         if extra:
             start = len(candidates)
             try:
                 infos = infos + self._described(world, extra)
                 candidates = candidates + extra
-                scored += self._weighed(world, side, candidates, infos, start, look, branches, cut_short=True)
+                weighed = self._weighed(world, side, candidates, infos, start, look, branches, cut_short=True)
+                whole = len(weighed) == len(self._shortlist(infos, start))
+                scored += weighed
             except OutOfTime:
-                pass  # the deadline fell among the orders off the engine's list: rank what was weighed
+                whole = False  # the deadline fell among the orders off the engine's list: rank what was weighed
         if look:
             self.last = [(candidates[-s[2]], s[0]) for s in scored]
-        return _best_first(scored, candidates)
+        return _best_first(scored, candidates), whole
 
     def _weighed(self, world: GameState, side: str, candidates: list, infos: list[dict], start: int, look: bool,
                  branches: int | None, cut_short: bool = False) -> list[tuple[float, float, int]]:
         """(value, posture score, -index) of the shortlisted ``candidates[start:]``; with
         ``cut_short``, a deadline ends the list with the orders weighed so far."""
-        indices = range(start, len(candidates))
-        keep = [i for i in indices if infos[i]["kind"] not in ("artillery", "smoke")]
-        heavy = sorted((i for i in indices if infos[i]["kind"] in ("artillery", "smoke")),
-                       key=lambda i: (-action_score(infos[i], _RANKING), i))
         scored = []
-        for i in sorted(keep + heavy[: self.artillery_top]):
+        for i in self._shortlist(infos, start):
             try:
                 if self.check is not None:
                     self.check()
@@ -137,6 +159,15 @@ class GreedyPolicy:
                 break
             scored.append((value, action_score(infos[i], _RANKING), -i))
         return scored
+
+    def _shortlist(self, infos: list[dict], start: int) -> list[int]:
+        """Indices from ``start`` worth weighing: every order but artillery and smoke, and of
+        those the ``artillery_top`` best by the posture's score."""
+        indices = range(start, len(infos))
+        keep = [i for i in indices if infos[i]["kind"] not in ("artillery", "smoke")]
+        heavy = sorted((i for i in indices if infos[i]["kind"] in ("artillery", "smoke")),
+                       key=lambda i: (-action_score(infos[i], _RANKING), i))
+        return sorted(keep + heavy[: self.artillery_top])
 
     def _described(self, world: GameState, actions: list, chunk: int = 8) -> list[dict]:
         """``world.describe_actions(actions)``, a few at a time with ``check`` between: valuing

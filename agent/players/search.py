@@ -14,7 +14,9 @@ every other decision with the plan's policy (its posture, or the greedy choice) 
 drawn from the observation of the position reached, as the search simulated it. No order takes
 more than its budget: the order that searched plays the plan's first order as the search
 recorded it rather than looking again, and a later greedy look-ahead that runs out of the
-order's time gives way to the plan's posture. Everything the search looks at is a world drawn from
+order's time gives way to the plan's posture. The greedy rankings a search makes are kept for the
+rest of the scope (:mod:`agent.search.memory`), so the next order's search recalls the rest of the
+greedy plan instead of ranking it again and spends its second comparing plans. Everything the search looks at is a world drawn from
 ``state.observation(side)``: the true state is only asked whether an order is legal.
 
 Examples
@@ -39,6 +41,7 @@ import numpy as np
 from engine.game import GameState
 
 from ..search.macro import OutOfTime, Plan
+from ..search.memory import ChoiceMemory
 from .greedy import GreedyPolicy
 from ..search.mcts import MacroSearch, SearchConfig, SearchResult
 from ..search.policy import BALANCED, best_legal_for_posture
@@ -89,6 +92,7 @@ class SearchPlayer(Player):
         self._scope = None
         self._cursor = 0
         self._pending: list = []  # the plan's forced orders not played yet (closed-loop)
+        self.memory = ChoiceMemory()  # the greedy rankings this scope's searches have made
         self.last: SearchResult | None = None
         self.searches: list[float] = []  # seconds taken by each search (the decision-time benchmark)
         self.simulations: list[int] = []  # simulations each search ran: how far its budget went
@@ -148,7 +152,9 @@ class SearchPlayer(Player):
     # ------------------------------------------------------------------ internals
     def _search(self, state: GameState, side: str, scope) -> SearchResult:
         start = time.perf_counter()
-        search = MacroSearch(side, self.rng, self.sources, self.config)
+        if scope is None or scope != self._scope:
+            self.memory.clear()  # what was seen in another scope will not be seen again
+        search = MacroSearch(side, self.rng, self.sources, self.config, self.memory)
         result = search.run(state, iterations=self.iterations, seconds=self._time_left())
         self.searches.append(time.perf_counter() - start)
         self.simulations.append(result.iterations)
@@ -205,7 +211,8 @@ class SearchPlayer(Player):
         if self._plan is not None and self._plan.follow == "greedy":
             try:
                 greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations,
-                                      weights=self.config.greedy_weights)
+                                      weights=self.config.greedy_weights,
+                                      memory=self.memory if self.config.remember else None)
                 best = greedy.best_legal(world, state)
             except OutOfTime:
                 best = None

@@ -7,6 +7,7 @@
 - :mod:`.policy`: postures, the fast policies plans and rollouts are made of.
 - :mod:`.chance`: chance nodes stratified where small, sampled where large, enumerated at leaves.
 - :mod:`.evaluation`: a position's value from the ruleset's features.
+- :mod:`.memory`: the greedy rankings a player has made this scope, recalled by its next searches.
 - :mod:`.mcts`: :class:`MacroSearch`, information-set MCTS over plans with a time or
   iteration budget.
 - :mod:`.settings`: ``FIELD=VALUE`` words as its settings, for experiments.

@@ -57,6 +57,7 @@ from .chance import ChanceResolver, expected_leaf
 from .destinations import RingMoves
 from .evaluation import DEFAULT_WEIGHTS, SEARCH_WEIGHTS, Weights, evaluate
 from .macro import OutOfTime, Plan, Simulator
+from .memory import ChoiceMemory
 from .policy import BALANCED, POSTURES, PosturePolicy
 from .sources import ALTERNATIVE, GreedySource, MovementSource, PlanSource, default_sources, unique
 
@@ -90,6 +91,7 @@ class SearchConfig:
     move_bearings: int = 12  # ... in this many directions on each ring (0: the engine's lattice only)
     rings_first_only: bool = False  # True: at the plan's first order only (the one given), not at every order
     ring_focus: int = 0  # the rings of the elements leading the lattice's ranking only, this many (0: every element)
+    remember: bool = True  # the greedy plan recalls the rankings of the player's earlier searches this scope
 
     @property
     def destinations(self) -> RingMoves:
@@ -134,12 +136,12 @@ class MacroSearch:
     """One decision's search for ``side``: ``run(state)`` returns a :class:`SearchResult`."""
 
     def __init__(self, side: str, rng: np.random.Generator, sources: list[PlanSource] | None = None,
-                 config: SearchConfig = SearchConfig()):
+                 config: SearchConfig = SearchConfig(), memory: ChoiceMemory | None = None):
         self.side = side
         self.rng = rng
         if sources is None:
             sources = default_sources(config.alternatives, config.destinations, config.rings_first_only,
-                                      config.greedy_weights)
+                                      config.greedy_weights, memory if config.remember else None)
         self.sources = list(sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)

@@ -34,6 +34,7 @@ from ..players.base import PlannedAction
 from .destinations import NO_MORE_MOVES, RingMoves
 from .evaluation import DEFAULT_WEIGHTS, Weights
 from .macro import Plan, Replay, Simulator
+from .memory import ChoiceMemory
 from .policy import POSTURES, PosturePolicy
 
 __all__ = [
@@ -119,8 +120,9 @@ class GreedySource:
     name = "greedy"
 
     def __init__(self, alternatives: int = 0, margin: float = 0.1, more: RingMoves = NO_MORE_MOVES,
-                 more_first_only: bool = False, **options):
+                 more_first_only: bool = False, memory: ChoiceMemory | None = None, **options):
         self.alternatives = alternatives
+        self.memory = memory  # the rankings of the player's earlier searches this scope
         self.margin = margin
         self.more = more
         self.more_first_only = more_first_only
@@ -129,8 +131,8 @@ class GreedySource:
     def plans(self, world, side, simulator, rng):
         from agent.players.greedy import GreedyPolicy
 
-        first = GreedyPolicy(rng, check=simulator.check, more=self.more, **self.options)
-        later = GreedyPolicy(rng, check=simulator.check, **self.options) if self.more_first_only else first
+        first = GreedyPolicy(rng, check=simulator.check, more=self.more, memory=self.memory, **self.options)
+        later = GreedyPolicy(rng, check=simulator.check, memory=self.memory, **self.options) if self.more_first_only else first
         policy = _FirstRanking(first, later)
         greedy = simulator.record_plan(world, side, policy, label="greedy: the best one-step expected value at each order",
                                        source=self.name)
@@ -368,13 +370,15 @@ class PlannerBarrageSource:
 
 
 def default_sources(alternatives: int = 0, destinations: RingMoves = NO_MORE_MOVES,
-                    first_only: bool = False, weights: Weights = DEFAULT_WEIGHTS) -> list[PlanSource]:
+                    first_only: bool = False, weights: Weights = DEFAULT_WEIGHTS,
+                    memory: ChoiceMemory | None = None) -> list[PlanSource]:
     """The greedy plan (the search's anchor, ranking orders with ``weights`` and weighing the
-    ``destinations`` off the engine's lattice too, at its first order only when ``first_only``)
+    ``destinations`` off the engine's lattice too, at its first order only when ``first_only``;
+    recalling the rankings in ``memory``)
     and its ``alternatives``, the balanced posture's plan, fire plans, smoke plans, the barrage
     planner, the other movement options and the fire planner's plan: in that order, as far as
     the time for candidates allows."""
-    return [GreedySource(alternatives, more=destinations, more_first_only=first_only, weights=weights),
+    return [GreedySource(alternatives, more=destinations, more_first_only=first_only, weights=weights, memory=memory),
             MovementSource(("balanced",)),
             FireSource(), SmokeSource(), PlannerBarrageSource(),
             MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]

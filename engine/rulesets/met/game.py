@@ -40,6 +40,7 @@ Examples
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections import deque
 from dataclasses import dataclass
@@ -97,6 +98,13 @@ __all__ = ["new_game", "MetState", "MetTable", "PHASES"]
 
 _EDGE_BEARING = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}
 _EPS = 1e-6
+
+
+@functools.lru_cache(maxsize=4096)
+def _dummy_base(position: tuple[float, float]) -> Polygon:
+    """The 10 m square a dummy blind is seen by; the same few positions come back at every
+    picture, so each is built once."""
+    return rectangle(position, 10.0, 10.0)
 
 
 def new_game(scenario, seed: int | None = 0) -> "MetState":
@@ -557,7 +565,7 @@ class MetState(GameState):
         rows.update({b.id: len(elements) + j for j, b in enumerate(dummies)})
         points = np.array([e.position for e in elements] + [b.position for b in dummies], dtype=float).reshape(-1, 2)
         pieces = tuple((e.position, e.facing, e.base) for e in elements) + tuple((b.position,) for b in dummies)
-        bases = [e.footprint for e in elements] + [rectangle(b.position, 10.0, 10.0) for b in dummies]
+        bases = [e.footprint for e in elements] + [_dummy_base(b.position) for b in dummies]
         status = self._redrawn(rows, pieces, points, bases)
         picture = _Picture(rows, points, status, pieces, self._smoke_version)
         self._picture_cache = (key, picture)

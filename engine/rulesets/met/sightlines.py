@@ -56,8 +56,13 @@ _CLEAR, _PARTIAL, _BLOCKED = int(SightStatus.CLEAR), int(SightStatus.PARTIAL), i
 
 def half_diagonal(base: Polygon) -> float:
     """Half the longest distance across a base's bounding box."""
-    x0, y0, x1, y1 = base.bounds
-    return 0.5 * float(np.hypot(x1 - x0, y1 - y0))
+    return float(_half_diagonals(np.array([base], dtype=object))[0])
+
+
+def _half_diagonals(bases: np.ndarray) -> np.ndarray:
+    """:func:`half_diagonal` of each of an array of bases, in one call."""
+    box = shapely.bounds(bases).reshape(-1, 4)
+    return 0.5 * np.hypot(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
 
 
 def met_sight(
@@ -106,7 +111,7 @@ def met_sight(
         bases = np.where(inner_is_obs, obs_bases[o[one]], tgt_bases[t[one]])
         lines = shapely.linestrings(np.stack([obs[o[one]], tgt[t[one]]], axis=1))
         run = shapely.length(shapely.intersection(lines, polygon_array[k[one]]))
-        reach = np.array([half_diagonal(b) for b in bases]) + depth
+        reach = _half_diagonals(bases) + depth
         blocked[one[run > reach + 1e-9]] = True
     both = np.flatnonzero(is_terrain & o_in & t_in)
     if both.size:
@@ -138,7 +143,7 @@ def met_sight(
         at_edge = shapely.intersects(bases, shapely.boundary(screen_polys))
         lines = shapely.linestrings(np.stack([obs[o[one]], tgt[t[one]]], axis=1))
         run = shapely.length(shapely.intersection(lines, screen_polys))
-        reach = np.array([half_diagonal(b) for b in bases]) + float(rules.setting("edge_sight_extra"))
+        reach = _half_diagonals(bases) + float(rules.setting("edge_sight_extra"))
         sees = at_edge & (run <= reach + 1e-9)
         blocked[one[~sees]] = True
         partial[one[sees]] = True

@@ -5,7 +5,8 @@ For each legal action it applies the action to a copy of a world drawn from its 
 evaluation (:func:`agent.search.evaluation.evaluate`: the game result when it is over, else
 the ruleset's features in points, squashed) over the chance nodes that immediately follow:
 enumerated when they have at most ``enumerate_limit`` outcomes (nested nodes up to
-``max_branches`` leaves in all), otherwise ``samples`` seeded draws. It stops at the next
+``max_branches`` leaves in all), otherwise ``samples`` seeded draws (the AI's search draws one
+below another sampled node: ``share_draws``). It stops at the next
 decision, whoever makes it. Ties (most orders do not change the evaluation at once: choosing
 a group, a chain) are broken by the balanced posture's score of the order, then by the
 engine's canonical order. To keep a decision cheap it looks at every order except artillery
@@ -30,7 +31,7 @@ True
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable, Collection, Hashable
+from typing import Callable, Collection, Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -48,6 +49,10 @@ __all__ = ["GreedyPlayer", "GreedyPolicy", "observed_world"]
 
 #: Ranks artillery and smoke for the shortlist, and breaks ties.
 _RANKING = replace(BALANCED, artillery=True)
+
+#: Kinds of order the greedy choice shortlists (``artillery_top`` of them): describing each
+#: exactly is slow, and most are calls nobody would make.
+HEAVY = ("artillery", "smoke")
 
 #: Kinds of order that only pick who acts next: the search's greedy choice values one by the
 #: best order it opens.
@@ -79,8 +84,13 @@ class GreedyPolicy:
     def __init__(self, rng: np.random.Generator, *, enumerate_limit: int = 16, max_branches: int = 64,
                  samples: int = 4, artillery_top: int = 6, weights: Weights = DEFAULT_WEIGHTS, check=None,
                  look_through: Collection[str] = PICKS, look_branches: int = 8,
-                 more: Callable[[GameState, list], list] = NO_MORE_MOVES, memory: ChoiceMemory | None = None):
+                 more: Callable[[GameState, list], list] = NO_MORE_MOVES, memory: ChoiceMemory | None = None,
+                 share_draws: bool = False):
         self.rng = rng
+        # True: a sampled chance node draws at most its share of the branches (one below another
+        # sampled node), so a chain of k sampled nodes costs ``samples`` leaves, not samples ** k:
+        # a MET mortar call at an element took 0.62 s to weigh, one on empty ground 0.01 s
+        self.share_draws = share_draws
         self.more = more
         self.memory = memory  # rankings already made this scope (the AI's, across its searches)  # orders to weigh beyond the engine's list (destinations off its lattice)
         self.look_through = frozenset(look_through)  # kinds valued by the best order they open
@@ -99,7 +109,7 @@ class GreedyPolicy:
         """Everything that makes this policy rank as it does: rankings in a shared memory are
         recalled only by a policy with the same."""
         return (self.more, self.weights, self.look_through, self.look_branches, self.enumerate_limit,
-                self.max_branches, self.samples, self.artillery_top)
+                self.max_branches, self.samples, self.artillery_top, self.share_draws)
 
     def ranked(self, world: GameState, *, look: bool = True, branches: int | None = None) -> list[tuple[float, Hashable]]:
         """(value, action) of the shortlisted actions, best first (ties: posture score, then order);
@@ -117,33 +127,56 @@ class GreedyPolicy:
         return ranking
 
     def _ranked(self, world: GameState, look: bool, branches: int | None) -> tuple[list[tuple[float, Hashable]], bool]:
-        """The ranking, and whether it is whole (no deadline fell among the orders off the list)."""
+        """The ranking, and whether it is whole (no deadline cut it short).
+
+        Orders are weighed in three tiers: the engine's orders but artillery and smoke, then the
+        ``artillery_top`` best of its artillery and smoke calls, then the orders ``more`` adds.
+        A deadline inside the first tier raises; inside the others it ranks what was weighed.
+        Describing every artillery call exactly is what takes long (a MET side with mortars has
+        about 170 aim points, 0.2-1.6 s): the engine's first ``2 * artillery_top`` calls (it lists
+        the aims at known pieces first) are described and the best of them weighed before the
+        rest are described, so a ranking cut short among them has still weighed those."""
         side = world.current_player()
         candidates = world.legal_actions()
-        infos = self._described(world, candidates)
-        scored = self._weighed(world, side, candidates, infos, 0, look, branches)
-        extra = self.more(world, _best_first(scored, candidates))
-        whole = True
+        kinds = [world.action_kind(action) for action in candidates]
+        heavy = [i for i, kind in enumerate(kinds) if kind in HEAVY]
+        light = [i for i, kind in enumerate(kinds) if kind not in HEAVY]
+        infos = dict(zip(light, self._described(world, [candidates[i] for i in light])))
+        scored = self._weighed(world, side, candidates, infos, light, look, branches)
+        whole, weighed = True, {}
+        first = 2 * self.artillery_top if self.check is not None else len(heavy)
+        for batch in (heavy[:first], heavy[first:]):  # under a deadline, the engine's first calls first
+            described = self._described(world, [candidates[i] for i in batch], anytime=True)
+            infos.update(zip(batch, described))
+            shortlist = self._heaviest([i for i in heavy if i in infos], infos)
+            fresh = [i for i in shortlist if i not in weighed]
+            more = self._weighed(world, side, candidates, infos, fresh, look, branches, cut_short=True)
+            weighed.update((-s[2], s) for s in more)
+            whole = len(described) == len(batch) and len(more) == len(fresh)
+            if not whole:
+                break
+        # whole, the ranking has the shortlist of every call, as without a deadline; else all it weighed
+        scored += [s for i, s in weighed.items() if not whole or i in shortlist]
+        extra = self.more(world, _best_first(scored, candidates)) if whole else []
         if extra:
             start = len(candidates)
-            try:
-                infos = infos + self._described(world, extra)
-                candidates = candidates + extra
-                weighed = self._weighed(world, side, candidates, infos, start, look, branches, cut_short=True)
-                whole = len(weighed) == len(self._shortlist(infos, start))
-                scored += weighed
-            except OutOfTime:
-                whole = False  # the deadline fell among the orders off the engine's list: rank what was weighed
+            candidates = candidates + extra
+            described = self._described(world, extra, anytime=True)
+            infos.update(zip(range(start, start + len(described)), described))
+            shortlist = self._shortlist(infos, range(start, start + len(described)))
+            weighed = self._weighed(world, side, candidates, infos, shortlist, look, branches, cut_short=True)
+            whole = len(described) == len(extra) and len(weighed) == len(shortlist)
+            scored += weighed
         if look:
             self.last = [(candidates[-s[2]], s[0]) for s in scored]
         return _best_first(scored, candidates), whole
 
-    def _weighed(self, world: GameState, side: str, candidates: list, infos: list[dict], start: int, look: bool,
-                 branches: int | None, cut_short: bool = False) -> list[tuple[float, float, int]]:
-        """(value, posture score, -index) of the shortlisted ``candidates[start:]``; with
+    def _weighed(self, world: GameState, side: str, candidates: list, infos: Mapping[int, dict], indices: Sequence[int],
+                 look: bool, branches: int | None, cut_short: bool = False) -> list[tuple[float, float, int]]:
+        """(value, posture score, -index) of ``candidates[i]`` for each of ``indices``; with
         ``cut_short``, a deadline ends the list with the orders weighed so far."""
         scored = []
-        for i in self._shortlist(infos, start):
+        for i in indices:
             try:
                 if self.check is not None:
                     self.check()
@@ -160,24 +193,32 @@ class GreedyPolicy:
             scored.append((value, action_score(infos[i], _RANKING), -i))
         return scored
 
-    def _shortlist(self, infos: list[dict], start: int) -> list[int]:
-        """Indices from ``start`` worth weighing: every order but artillery and smoke, and of
-        those the ``artillery_top`` best by the posture's score."""
-        indices = range(start, len(infos))
-        keep = [i for i in indices if infos[i]["kind"] not in ("artillery", "smoke")]
-        heavy = sorted((i for i in indices if infos[i]["kind"] in ("artillery", "smoke")),
-                       key=lambda i: (-action_score(infos[i], _RANKING), i))
-        return sorted(keep + heavy[: self.artillery_top])
+    def _shortlist(self, infos: Mapping[int, dict], indices: Sequence[int]) -> list[int]:
+        """Of ``indices``, those worth weighing: every order but artillery and smoke, and of those
+        the ``artillery_top`` best by the posture's score."""
+        light = [i for i in indices if infos[i]["kind"] not in HEAVY]
+        return sorted(light + self._heaviest([i for i in indices if infos[i]["kind"] in HEAVY], infos))
 
-    def _described(self, world: GameState, actions: list, chunk: int = 8) -> list[dict]:
+    def _heaviest(self, indices: Sequence[int], infos: Mapping[int, dict]) -> list[int]:
+        """The ``artillery_top`` of the artillery and smoke ``indices`` best by the posture's score."""
+        ranked = sorted(indices, key=lambda i: (-action_score(infos[i], _RANKING), i))
+        return sorted(ranked[: self.artillery_top])
+
+    def _described(self, world: GameState, actions: list, chunk: int = 8, anytime: bool = False) -> list[dict]:
         """``world.describe_actions(actions)``, a few at a time with ``check`` between: valuing
         hundreds of artillery calls exactly (8 batteries x 30 targets) takes seconds, and a
-        deadline must be able to stop it."""
+        deadline must be able to stop it. With ``anytime`` a deadline returns the first ones
+        described instead of raising."""
         if self.check is None:
-            return world.describe_actions(actions)
+            return world.describe_actions(actions) if actions else []
         infos: list[dict] = []
         for start in range(0, len(actions), chunk):
-            self.check()
+            try:
+                self.check()
+            except OutOfTime:
+                if not anytime:
+                    raise
+                break
             infos.extend(world.describe_actions(actions[start:start + chunk]))
         return infos
 
@@ -219,13 +260,14 @@ class GreedyPolicy:
             return total
         probabilities = np.array([float(p) for _, p in outcomes])
         probabilities /= probabilities.sum()
-        draws = self.rng.choice(len(outcomes), size=self.samples, p=probabilities)
+        size = max(1, min(self.samples, branches)) if self.share_draws else self.samples
+        draws = self.rng.choice(len(outcomes), size=size, p=probabilities)
         total = 0.0
         for d in draws:
             child = state.clone()
             child.apply_action(outcomes[int(d)][0])
             total += evaluate(child, side, self.weights) if not child.is_chance_node() else self.expected(child, side, 1)
-        return total / self.samples
+        return total / size
 
 
 def _best_first(scored: list[tuple[float, float, int]], candidates: list) -> list[tuple[float, Hashable]]:

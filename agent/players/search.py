@@ -211,7 +211,7 @@ class SearchPlayer(Player):
         if self._plan is not None and self._plan.follow == "greedy":
             try:
                 greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations,
-                                      weights=self.config.greedy_weights,
+                                      weights=self.config.greedy_weights, share_draws=self.config.share_draws,
                                       memory=self.memory if self.config.remember else None)
                 best = greedy.best_legal(world, state)
             except OutOfTime:

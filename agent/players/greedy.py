@@ -133,9 +133,10 @@ class GreedyPolicy:
         ``artillery_top`` best of its artillery and smoke calls, then the orders ``more`` adds.
         A deadline inside the first tier raises; inside the others it ranks what was weighed.
         Describing every artillery call exactly is what takes long (a MET side with mortars has
-        about 170 aim points, 0.2-1.6 s): the engine's first ``2 * artillery_top`` calls (it lists
-        the aims at known pieces first) are described and the best of them weighed before the
-        rest are described, so a ranking cut short among them has still weighed those."""
+        about 170 aim points, 0.2-1.6 s): the engine's first ``2 * artillery_top`` calls (MET lists
+        a battery's aims at blinds and sighted enemies before its grid) are described and the
+        best of them weighed before the rest are described, so a ranking cut short among the
+        rest has still weighed those."""
         side = world.current_player()
         candidates = world.legal_actions()
         kinds = [world.action_kind(action) for action in candidates]

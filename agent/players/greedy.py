@@ -91,8 +91,8 @@ class GreedyPolicy:
         # sampled node), so a chain of k sampled nodes costs ``samples`` leaves, not samples ** k:
         # a MET mortar call at an element took 0.62 s to weigh, one on empty ground 0.01 s
         self.share_draws = share_draws
-        self.more = more
-        self.memory = memory  # rankings already made this scope (the AI's, across its searches)  # orders to weigh beyond the engine's list (destinations off its lattice)
+        self.more = more  # orders to weigh beyond the engine's list (destinations off its lattice)
+        self.memory = memory  # rankings already made this scope (the AI's, across its searches)
         self.look_through = frozenset(look_through)  # kinds valued by the best order they open
         self.look_branches = look_branches  # chance leaves a looked-through order's opened orders may enumerate
         self.check = check  # called before each lookahead: a search's deadline raises from it
@@ -144,20 +144,8 @@ class GreedyPolicy:
         light = [i for i, kind in enumerate(kinds) if kind not in HEAVY]
         infos = dict(zip(light, self._described(world, [candidates[i] for i in light])))
         scored = self._weighed(world, side, candidates, infos, light, look, branches)
-        whole, weighed = True, {}
-        first = 2 * self.artillery_top if self.check is not None else len(heavy)
-        for batch in (heavy[:first], heavy[first:]):  # under a deadline, the engine's first calls first
-            described = self._described(world, [candidates[i] for i in batch], anytime=True)
-            infos.update(zip(batch, described))
-            shortlist = self._heaviest([i for i in heavy if i in infos], infos)
-            fresh = [i for i in shortlist if i not in weighed]
-            more = self._weighed(world, side, candidates, infos, fresh, look, branches, cut_short=True)
-            weighed.update((-s[2], s) for s in more)
-            whole = len(described) == len(batch) and len(more) == len(fresh)
-            if not whole:
-                break
-        # whole, the ranking has the shortlist of every call, as without a deadline; else all it weighed
-        scored += [s for i, s in weighed.items() if not whole or i in shortlist]
+        calls, whole = self._weighed_calls(world, side, candidates, infos, heavy, look, branches)
+        scored += calls
         extra = self.more(world, _best_first(scored, candidates)) if whole else []
         if extra:
             start = len(candidates)
@@ -171,6 +159,27 @@ class GreedyPolicy:
         if look:
             self.last = [(candidates[-s[2]], s[0]) for s in scored]
         return _best_first(scored, candidates), whole
+
+    def _weighed_calls(self, world: GameState, side: str, candidates: list, infos: dict[int, dict], heavy: list[int],
+                       look: bool, branches: int | None) -> tuple[list[tuple[float, float, int]], bool]:
+        """The scores of the ``artillery_top`` best artillery and smoke calls ``heavy``, and whether
+        none was left out by a deadline; ``infos`` gets the calls' descriptions.
+
+        Under a deadline the engine's first ``2 * artillery_top`` calls are described and their
+        best weighed before the rest are described; cut short, every call weighed is scored."""
+        first = 2 * self.artillery_top if self.check is not None else len(heavy)
+        weighed: dict[int, tuple[float, float, int]] = {}
+        shortlist: list[int] = []
+        for batch in (heavy[:first], heavy[first:]):
+            described = self._described(world, [candidates[i] for i in batch], anytime=True)
+            infos.update(zip(batch, described))
+            shortlist = self._heaviest([i for i in heavy if i in infos], infos)
+            fresh = [i for i in shortlist if i not in weighed]
+            scores = self._weighed(world, side, candidates, infos, fresh, look, branches, cut_short=True)
+            weighed.update((-score[2], score) for score in scores)
+            if len(described) < len(batch) or len(scores) < len(fresh):
+                return list(weighed.values()), False
+        return [weighed[i] for i in shortlist], True
 
     def _weighed(self, world: GameState, side: str, candidates: list, infos: Mapping[int, dict], indices: Sequence[int],
                  look: bool, branches: int | None, cut_short: bool = False) -> list[tuple[float, float, int]]:

@@ -150,11 +150,16 @@ class SearchPlayer(Player):
         return steps
 
     # ------------------------------------------------------------------ internals
+    @property
+    def _memory(self) -> ChoiceMemory | None:
+        """The memory the greedy look-aheads share, when the settings keep one."""
+        return self.memory if self.config.remember else None
+
     def _search(self, state: GameState, side: str, scope) -> SearchResult:
         start = time.perf_counter()
         if scope is None or scope != self._scope:
             self.memory.clear()  # what was seen in another scope will not be seen again
-        search = MacroSearch(side, self.rng, self.sources, self.config, self.memory)
+        search = MacroSearch(side, self.rng, self.sources, self.config, self._memory)
         result = search.run(state, iterations=self.iterations, seconds=self._time_left())
         self.searches.append(time.perf_counter() - start)
         self.simulations.append(result.iterations)
@@ -212,7 +217,7 @@ class SearchPlayer(Player):
             try:
                 greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations,
                                       weights=self.config.greedy_weights, share_draws=self.config.share_draws,
-                                      memory=self.memory if self.config.remember else None)
+                                      memory=self._memory)
                 best = greedy.best_legal(world, state)
             except OutOfTime:
                 best = None

@@ -91,7 +91,7 @@ class SearchConfig:
     move_bearings: int = 12  # ... in this many directions on each ring (0: the engine's lattice only)
     rings_first_only: bool = False  # True: at the plan's first order only (the one given), not at every order
     ring_focus: int = 0  # the rings of the elements leading the lattice's ranking only, this many (0: every element)
-    remember: bool = True  # the greedy plan recalls the rankings of the player's earlier searches this scope
+    remember: bool = True  # the player's greedy look-aheads share one memory through the scope (SearchPlayer)
     share_draws: bool = True  # the greedy plan's sampled chance nodes draw their share of the branches (see GreedyPolicy)
 
     @property
@@ -142,7 +142,7 @@ class MacroSearch:
         self.rng = rng
         if sources is None:
             sources = default_sources(config.alternatives, config.destinations, config.rings_first_only,
-                                      config.greedy_weights, memory if config.remember else None, config.share_draws)
+                                      config.greedy_weights, memory, config.share_draws)
         self.sources = list(sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)

@@ -80,6 +80,7 @@ class SearchConfig:
     greedy_weights: Weights = DEFAULT_WEIGHTS  # how the AI's own greedy plans rank orders one step ahead
     time_share: float = 0.9  # of the budget the search may use: the rest covers the last step
     plan_share: float = 0.5  # of the budget the root's candidates may use
+    anchor_share: float = 0.9  # of the budget the anchor's plan may use: the other candidates get what is left of plan_share
     closed_loop: bool = True  # plans answer the dice (False: replay their recorded orders)
     anchor: str | None = "greedy"  # the source of the plan others must beat in a paired test (None: none)
     anchor_z: float = 1.0
@@ -179,13 +180,7 @@ class MacroSearch:
         deadline = None if seconds is None else start + self.config.time_share * seconds
         self._serial = 0
         root = Node(self.side, 0)
-        # the candidates may take part of the budget; the simulations that compare them the rest
-        self.sim.deadline = None if seconds is None else start + self.config.plan_share * seconds
-        try:
-            first = self.world(state)
-            root.edges = [PlanStats(p) for p in self.candidates(first, self.side, self.sources)]
-        except OutOfTime:
-            pass
+        root.edges = [PlanStats(p) for p in self._root_candidates(state, start, seconds)]
         self.sim.deadline = deadline
         root.expanded = True
         if not root.edges:
@@ -220,13 +215,39 @@ class MacroSearch:
         if self.config.halving:
             top = max(e.visits for e in visited)
             best = max((e for e in visited if e.visits == top), key=lambda e: e.mean)
-            if anchor is not None and anchor.visits and best is not anchor and not self._beats(best, anchor):
+            if anchor is not None and best is not anchor and not self._beats(best, anchor):
                 best = anchor
         else:
             best = max(visited, key=lambda e: (e.visits, e.mean))
         elapsed = time.perf_counter() - start
         table = tuple((e.plan, e.visits, e.mean) for e in root.edges)
         return SearchResult(best.plan, best.mean, done, elapsed, table)
+
+    def _root_candidates(self, state: GameState, start: float, seconds: float | None) -> list[Plan]:
+        """The root's plans, made in a world drawn from the observation: the anchor's source may
+        take ``anchor_share`` of the budget, the other sources what is left of ``plan_share``;
+        the simulations that compare them have the rest.
+
+        The greedy plan of a MET movement phase (every element's moves, each weighed at many
+        destinations) can take longer than the candidates' share. Cut short, it was the lone
+        candidate, simulated 4 times with half the second unused, and the next order ranked it
+        all again; finished, its rankings are remembered for the rest of the scope."""
+        def deadline(share: float) -> float | None:
+            return None if seconds is None else start + share * seconds
+
+        anchored = [s for s in self.sources if s.name == self.config.anchor][:1]
+        stages = [(anchored, max(self.config.anchor_share, self.config.plan_share)),
+                  ([s for s in self.sources if s not in anchored], self.config.plan_share)]
+        plans: list[Plan] = []
+        self.sim.deadline = deadline(stages[0][1] if anchored else self.config.plan_share)
+        try:
+            first = self.world(state)
+            for sources, share in stages:
+                self.sim.deadline = deadline(share)
+                plans.extend(self.candidates(first, self.side, sources))
+        except OutOfTime:
+            pass
+        return unique(plans)
 
     def _beats(self, challenger: PlanStats, anchor: PlanStats) -> bool:
         """Whether ``challenger`` is better than ``anchor`` in the paired test over their shared rounds."""

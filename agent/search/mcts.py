@@ -236,11 +236,12 @@ class MacroSearch:
             return None if seconds is None else start + share * seconds
 
         anchored = [s for s in self.sources if s.name == self.config.anchor][:1]
-        stages = [(anchored, max(self.config.anchor_share, self.config.plan_share)),
-                  ([s for s in self.sources if s not in anchored], self.config.plan_share)]
+        others = [s for s in self.sources if s not in anchored]
+        stages = [(anchored, max(self.config.anchor_share, self.config.plan_share))] if anchored else []
+        stages.append((others, self.config.plan_share))
         plans: list[Plan] = []
-        self.sim.deadline = deadline(stages[0][1] if anchored else self.config.plan_share)
         try:
+            self.sim.deadline = deadline(stages[0][1])
             first = self.world(state)
             for sources, share in stages:
                 self.sim.deadline = deadline(share)

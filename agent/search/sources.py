@@ -178,25 +178,14 @@ class _FirstRanking:
 
 
 class FireSource:
-    """The ``top`` artillery missions by exact expected effect, on different targets.
-
-    Describing every call exactly is what takes long (a MET side with mortars has about 170
-    aims, 0.2-1.6 s), and the sources after this one (smoke, the other postures) get only the
-    time it leaves. Under a deadline the engine's first ``first`` calls (MET lists a battery's
-    aims at blinds and sighted enemies before its grid) are described, then the rest only while
-    more than ``spare`` seconds are left: the plans of the calls described are then recorded
-    in time, where a deadline among the descriptions used to leave no fire plan and no time for
-    the sources after it."""
+    """The ``top`` artillery missions by exact expected effect, on different targets."""
 
     name = "fire"
 
-    def __init__(self, top: int = 3, postures: Sequence[str] = ("balanced",), chunk: int = 8, first: int = 12,
-                 spare: float = 0.1):
+    def __init__(self, top: int = 3, postures: Sequence[str] = ("balanced",), chunk: int = 64):
         self.top = top
         self.postures = tuple(postures)
-        self.chunk = chunk  # calls described between two looks at the clock
-        self.first = first  # calls described under a deadline however little time is left
-        self.spare = spare  # seconds left for recording the plans: no more calls described after
+        self.chunk = chunk  # calls valued between two looks at the clock
 
     def plans(self, world, side, simulator, rng):
         found = probe(world, side, simulator, ("artillery",))
@@ -204,33 +193,11 @@ class FireSource:
             return []
         state, actions, kinds = found
         artillery = [i for i, info in enumerate(kinds) if info["kind"] == "artillery"]
-        infos = self._described(state, actions, artillery, simulator)
-        out = []
-        for i in self._chosen(infos):
-            info = infos[i]
-            label = (f"fire: {actions[i]} (expected harm {info.get('harm', 0):.2f}, "
-                     f"{info.get('kill', 0):.0%} to knock out)")
-            for name in self.postures:
-                out.append(simulator.record_plan(world, side, PosturePolicy(POSTURES[name]), forced=(actions[i],),
-                                                 label=label, source=self.name))
-        return out
-
-    def _described(self, state, actions, artillery: list[int], simulator) -> dict[int, dict]:
-        """The calls' exact descriptions by index: every call, or under a deadline the first
-        ``first`` and then as many more as leave ``spare`` seconds."""
-        if simulator.deadline is None:
-            return dict(zip(artillery, state.describe_actions([actions[i] for i in artillery], detail=True)))
-        infos: dict[int, dict] = {}
-        for start in range(0, len(artillery), self.chunk):
+        infos = {}
+        for start in range(0, len(artillery), self.chunk):  # valuing every call on a big board takes long
             simulator.check()
-            if start >= self.first and simulator.deadline - time.perf_counter() < self.spare:
-                break
-            batch = artillery[start:start + self.chunk]
-            infos.update(zip(batch, state.describe_actions([actions[i] for i in batch], detail=True)))
-        return infos
-
-    def _chosen(self, infos: dict[int, dict]) -> list[int]:
-        """The ``top`` calls by :func:`_fire_value` that do harm, no two at the same aim."""
+            chunk = artillery[start:start + self.chunk]
+            infos.update(zip(chunk, state.describe_actions([actions[i] for i in chunk], detail=True)))
         scored = [(_fire_value(info), i) for i, info in infos.items() if info.get("harm", 0.0) > 0.0]
         scored.sort(key=lambda t: (-t[0], t[1]))
         chosen, aims = [], []
@@ -242,7 +209,15 @@ class FireSource:
             aims.append(at)
             if len(chosen) >= self.top:
                 break
-        return chosen
+        out = []
+        for i in chosen:
+            info = infos[i]
+            label = (f"fire: {actions[i]} (expected harm {info.get('harm', 0):.2f}, "
+                     f"{info.get('kill', 0):.0%} to knock out)")
+            for name in self.postures:
+                out.append(simulator.record_plan(world, side, PosturePolicy(POSTURES[name]), forced=(actions[i],),
+                                                 label=label, source=self.name))
+        return out
 
 
 def _fire_value(info: dict) -> float:

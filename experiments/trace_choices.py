@@ -38,6 +38,7 @@ for path in (ROOT, ROOT / "experiments"):
 
 from agent.maps import map_names, map_path  # noqa: E402
 from agent.match import play_game  # noqa: E402
+from agent.narrate import turn_number  # noqa: E402
 from agent.search.settings import search_options  # noqa: E402
 from engine.scenario import load_scenario  # noqa: E402
 from tournament import make_player  # noqa: E402
@@ -132,11 +133,12 @@ def _choice(state, action, player, searches_before: int, references, search, num
 
 
 def _period(state) -> str:
-    for name in ("turn", "period"):
-        value = getattr(state, name, None)
-        if isinstance(value, int):
-            return f"{name} {value} {getattr(state, 'phase', '')}".strip()
-    return ""
+    """``turn 3 <phase>`` or ``period 2 <phase>``: where in the game the decision fell."""
+    number = turn_number(state)
+    if number is None:
+        return ""
+    unit = "turn" if isinstance(getattr(state, "turn", None), int) else "period"
+    return f"{unit} {number} {getattr(state, 'phase', '')}".strip()
 
 
 def summary(choices: list[Choice], references) -> list[str]:

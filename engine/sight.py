@@ -64,6 +64,7 @@ from __future__ import annotations
 import enum
 import functools
 import math
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -98,6 +99,7 @@ _CHUNK_LINES = 1 << 18  # ... and of at most this many sight lines, to bound mem
 _CHUNK_OBSERVERS = 4096  # ... and of at most this many observers, so keys 14 * o + angle stay precise
 _DENSE_DEDUPE_LIMIT = 1 << 26  # rows of multi-part polygons are deduplicated with flags up to this
 _DENSE_ELEMENTS = 1 << 15  # "auto" tests every line against every part up to this many (line, part, vertex)
+_DENSE_INSIDE = 4096  # inside() tests every (point, polygon) pair up to this many, else builds a tree
 _CONE, _INSIDE, _NEAR = 0, 1, 2  # how an observer stands to a part
 
 
@@ -283,13 +285,20 @@ def _polygons(polygons, name: str) -> np.ndarray:
     polygons = list(polygons)
     geoms = np.empty(len(polygons), dtype=object)
     for i, polygon in enumerate(polygons):
-        if not isinstance(polygon, (Polygon, MultiPolygon)):
-            raise FireplanError(f"{name}[{i}] must be a shapely Polygon, got {type(polygon).__name__}")
-        problem = _polygon_problem(polygon)
-        if problem is not None:
-            raise FireplanError(f"{name}[{i}] {problem}")
+        if _CHECKED.get(id(polygon)) is not polygon:
+            if not isinstance(polygon, (Polygon, MultiPolygon)):
+                raise FireplanError(f"{name}[{i}] must be a shapely Polygon, got {type(polygon).__name__}")
+            problem = _polygon_problem(polygon)
+            if problem is not None:
+                raise FireplanError(f"{name}[{i}] {problem}")
+            _CHECKED[id(polygon)] = polygon
         geoms[i] = polygon
     return geoms
+
+
+#: Polygons found usable, by identity while they live: a game passes the same terrain and
+#: screens thousands of times, and even the cached check hashes each polygon's coordinates.
+_CHECKED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 @functools.lru_cache(maxsize=4096)
@@ -849,7 +858,13 @@ def inside(points, polygons: Sequence[Polygon], *, boundary: bool = True) -> np.
     pts = _points(points, "points")
     geoms = _polygons(polygons, "polygons")
     result = np.zeros((pts.shape[0], geoms.size), dtype=bool)
-    if pts.shape[0] and geoms.size:
-        query = shapely.STRtree(geoms).query(shapely.points(pts), predicate="intersects" if boundary else "within")
-        result[query[0], query[1]] = True
+    if not (pts.shape[0] and geoms.size):
+        return result
+    if pts.shape[0] * geoms.size <= _DENSE_INSIDE:
+        # every pair, on prepared polygons (prepared once: they are kept with the geometry)
+        shapely.prepare(geoms)
+        test = shapely.intersects if boundary else shapely.contains_properly
+        return test(geoms[None, :], shapely.points(pts)[:, None])
+    query = shapely.STRtree(geoms).query(shapely.points(pts), predicate="intersects" if boundary else "within")
+    result[query[0], query[1]] = True
     return result

@@ -25,7 +25,7 @@ from typing import Hashable
 
 import numpy as np
 
-from engine.game import CHANCE, TERMINAL, GameState, outcome_weights, sample_outcome
+from engine.game import CHANCE, TERMINAL, GameState, copy_generator, outcome_weights, sample_outcome
 from engine.geometry import Density, Screen, bearing_between
 
 from . import artillery as art
@@ -99,11 +99,9 @@ class ChqState(GameState):
     _still: dict | None = None  # each side's sight inside a ``still()`` block
 
     # ================================================================== construction
-    def __init__(self, facts: GameFacts, seed: int | None = 0, *, _empty: bool = False):
+    def __init__(self, facts: GameFacts, seed: int | None = 0):
         super().__init__(seed)
         self.facts = facts
-        if _empty:
-            return
         self._cache: dict = facts.memo  # keyed by content: shared by every game of these facts
         self.units: dict[str, UnitState] = {}
         for uid in facts.unit_ids:
@@ -136,9 +134,9 @@ class ChqState(GameState):
         self._advance()
 
     def clone(self) -> "ChqState":
-        other = ChqState(self.facts, None, _empty=True)
-        other.rng = np.random.Generator(type(self.rng.bit_generator)())
-        other.rng.bit_generator.state = self.rng.bit_generator.state
+        other = ChqState.__new__(ChqState)  # no __init__: it would seed a generator only to drop it
+        other.facts = self.facts
+        other.rng = copy_generator(self.rng)
         other._cache = self._cache  # keyed by content, so clones share it safely
         other.units = {k: v.copy() for k, v in self.units.items()}
         other.blinds = dict(self.blinds)

@@ -7,8 +7,8 @@ frozen values.
 
 from __future__ import annotations
 
-import copy
-from dataclasses import dataclass, field
+import operator
+from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
 from shapely.geometry import Polygon
@@ -63,7 +63,9 @@ class Element:
         )
 
     def copy(self) -> "Element":
-        return copy.copy(self)
+        """A copy to change apart (``clone``), every field through the constructor: three times
+        as fast as ``copy.copy``, and a search copies every element of thousands of states."""
+        return Element(*_ELEMENT_FIELDS(self))
 
     # ---------------------------------------------------------------- facts
     @property
@@ -122,6 +124,9 @@ class Element:
         return self.status is Status.OK
 
 
+_ELEMENT_FIELDS = operator.attrgetter(*(f.name for f in fields(Element)))
+
+
 @dataclass(slots=True)
 class BlindMarker:
     """A blind on the table: its owner knows whether it is a dummy; the enemy does not."""
@@ -132,7 +137,7 @@ class BlindMarker:
     dummy: bool
 
     def copy(self) -> "BlindMarker":
-        return copy.copy(self)
+        return BlindMarker(self.id, self.owner, self.position, self.dummy)
 
 
 @dataclass(frozen=True, slots=True)

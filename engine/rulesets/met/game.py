@@ -53,7 +53,7 @@ import shapely.affinity
 import shapely.ops
 from shapely.geometry import Polygon
 
-from engine.game import CHANCE, TERMINAL, GameState
+from engine.game import CHANCE, TERMINAL, GameState, copy_generator
 from engine.geometry import Density, Screen, bearing_between, rectangle
 from engine.options import SmokeOption
 from engine.sight import SightStatus
@@ -241,13 +241,11 @@ class MetState(GameState):
     that has ordered every element it can moves the game on by itself.
     """
 
-    def __init__(self, scenario, seed: int | None = 0, *, _table: MetTable | None = None):
+    def __init__(self, scenario, seed: int | None = 0):
         super().__init__(seed)
-        self.table = _table or MetTable.build(scenario)
+        self.table = MetTable.build(scenario)
         self.scenario = scenario
         self.rules = scenario.ruleset
-        if _table is not None:
-            return  # clone() fills in the rest
         self.period = 1
         self.stage = 0
         self.over = False
@@ -387,10 +385,10 @@ class MetState(GameState):
         self._advance()
 
     def clone(self) -> "MetState":
-        other = MetState(self.scenario, None, _table=self.table)
-        other.rng = copy.deepcopy(self.rng)
+        other = MetState.__new__(MetState)  # no __init__: it would seed a generator only to drop it
+        other.rng = copy_generator(self.rng)
         for name, value in self.__dict__.items():
-            if name in ("rng", "table", "scenario", "rules"):
+            if name == "rng":
                 continue
             if name == "elements":
                 value = {key: element.copy() for key, element in value.items()}

@@ -22,10 +22,11 @@ from .actions import DirectSmoke, Discharge, Grenade, Mission
 from .deviation import deviation_distribution
 from .direct_smoke import direct_smoke_densities, direct_smoke_landing, direct_smoke_polygon
 from .dischargers import discharger_screen, grenade_screen, launcher_screen
+from .data import DIE
 from .resolution import fire_number, hit_probability
 from .smoke import WindBand, wind_band
 
-__all__ = ["exact_threat", "smoke_options", "PHASES", "known_pieces", "known_view", "sight_between"]
+__all__ = ["exact_threat", "direct_threats", "smoke_options", "PHASES", "known_pieces", "known_view", "sight_between"]
 
 #: The decision phases of a period.
 PHASES = ("move", "fire", "artillery")
@@ -65,6 +66,44 @@ def exact_threat(state, firer_id: str, target_id: str) -> Fraction:
         rules=state.rules,
     )
     return hit_probability(fn)
+
+
+def direct_threats(state, shooter_side: str, targets) -> tuple[tuple[tuple[int, float], ...], ...]:
+    """For each element of ``shooter_side`` able to fire now, ``(index into targets, chance to
+    hit)`` for each of ``targets`` (located enemy elements on the table) it may hit:
+    :func:`exact_threat` of every such pair, as floats,
+    with the sight picture, the cover map and the modifiers read once. A leaf's features ask for
+    every pair of a position, thousands of times a search; one call a pair was a fifth of the time.
+    Elements that can hit none are left out."""
+    picture, cover = state._picture(), state._cover_map()
+    partial = int(state.rules.setting("partial_smoke_fn_modifier"))
+    covered = int(state.rules.setting("cover_fn_modifier"))
+    rows, sight = picture.rows, picture.status
+    blocked, smoky = int(SightStatus.BLOCKED), int(SightStatus.PARTIAL)
+    aimed = [(j, t, rows[t.id], t.position, covered if cover.get(t.id, False) else 0) for j, t in enumerate(targets)]
+    reach = []
+    for firer in state.elements.values():
+        if firer.side != shooter_side or not firer.on_table or not firer.can_act:
+            continue
+        row, where, limit = sight[rows[firer.id]], firer.position, firer.range + _REACH_EPS
+        odds = []
+        for j, target, column, position, cover_modifier in aimed:
+            fn = firer.fn_against(target)
+            if fn <= 0 or math.dist(where, position) > limit:
+                continue
+            code = row[column]
+            if code == blocked:
+                continue
+            fn += cover_modifier + (partial if code == smoky else 0)
+            if fn > 0:
+                odds.append((j, min(fn, DIE) / DIE))
+        if odds:
+            reach.append(tuple(odds))
+    return tuple(reach)
+
+
+#: Range is measured with the state's tolerance (``_shot_problem``).
+_REACH_EPS = 1e-6
 
 
 def smoke_options(state, side: str, phase: str | None = None) -> list[SmokeOption]:

@@ -22,7 +22,7 @@ from engine.rulesets.objectives import match_objectives
 from .actions import DirectSmoke, Discharge, End, Fire, Grenade, Hold, Launch, Mission, Move, Reload, Thrower
 from .deviation import deviation_distribution
 from .elements import Element
-from .hooks import exact_threat
+from .hooks import direct_threats, exact_threat
 from .resolution import Status, after_hits, fire_number, hit_probability, morale_loss_outcomes
 from .sightlines import cover_mask
 
@@ -216,14 +216,7 @@ class _Odds:
     def of(cls, state, shooter_side: str) -> "_Odds":
         targets = tuple(t for t in state.elements.values()
                         if t.side != shooter_side and t.on_table and t.alive and t.blind is None and not t.is_battery)
-        reach = []
-        for f in state.elements.values():
-            if f.side == shooter_side and f.on_table and f.can_act:
-                odds = tuple((j, p) for j, p in ((j, float(exact_threat(state, f.id, t.id))) for j, t in enumerate(targets))
-                             if p > 0.0)
-                if odds:
-                    reach.append(odds)
-        return cls(targets, tuple(reach))
+        return cls(targets, direct_threats(state, shooter_side, targets))
 
 
 def _fire_balance(state, side: str, enemy: str, loss: float, odds: dict[str, _Odds]) -> float:

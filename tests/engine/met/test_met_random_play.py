@@ -108,3 +108,27 @@ def test_met_random_play_is_reproducible_and_clones_are_independent():
         state.apply_action(state.sample_chance() if state.is_chance_node() else state.legal_actions()[-1])
     assert (copy.history, {k: (e.position, e.status) for k, e in copy.elements.items()}) == before
     assert not copy.is_terminal()
+
+
+def test_met_clone_copies_every_element_field_and_the_generator():
+    """A clone's elements and blinds are equal field by field and not shared, and its generator
+    draws what the original's would (clone builds them without ``copy``: the test holds the
+    field list to account)."""
+    import dataclasses
+
+    state = load_scenario(MET_MAPS[0]).new_game(seed=5)
+    rng = np.random.default_rng(3)
+    for _ in range(80):
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+        else:
+            actions = state.legal_actions()
+            state.apply_action(actions[rng.integers(len(actions))])
+    twin = state.clone()
+    for records, copies in ((state.elements, twin.elements), (state.blinds, twin.blinds)):
+        for key, record in records.items():
+            copied = copies[key]
+            assert copied is not record
+            assert all(getattr(copied, f.name) == getattr(record, f.name) for f in dataclasses.fields(record))
+    assert twin.rng is not state.rng
+    assert twin.rng.random(5).tolist() == state.rng.random(5).tolist()

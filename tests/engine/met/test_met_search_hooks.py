@@ -22,8 +22,8 @@ MAPS = Path(__file__).resolve().parents[3] / "maps"
 MET_MAPS = sorted(p for p in MAPS.glob("met_*.json"))
 
 
-def _walk(state, seed, steps):
-    player = RandomPlayer(seed)
+def _walk(state, seed, steps, player=None):
+    player = player or RandomPlayer(seed)
     done = 0
     while not state.is_terminal() and done < steps:
         if state.is_chance_node():
@@ -352,3 +352,31 @@ def test_met_21_collapse_matches_a_brute_force_over_sharings_hits_and_rolls(path
             assert seen.features(gb)["collapse"] == pytest.approx(chance[gb] - chance[de])
         looked += 1
     assert checked, "no position where a volley could end the game: the test would check nothing but zeros"
+
+
+@pytest.mark.parametrize("path", MET_MAPS, ids=lambda p: p.stem)
+def test_met_18_direct_threats_are_exact_threat_of_every_pair(path):
+    """The bulk threats a leaf reads are exact_threat's, pair by pair, at every position of a
+    greedy game (smoke, cover, partial sight, range, suppression and losses come up along it;
+    random play rarely comes within sight): the same non-zero chances, and every pair left out
+    is one exact_threat gives 0."""
+    from agent.players import GreedyPlayer
+    from engine.rulesets.met.hooks import direct_threats
+
+    state = load_scenario(path).new_game(seed=11)
+    pairs = nonzero = 0
+    for seen in _walk(state, 0, 30, GreedyPlayer(1)):
+        for side in seen.table.sides:
+            targets = [t for t in seen.elements.values()
+                       if t.side != side and t.on_table and t.alive and t.blind is None and not t.is_battery]
+            shooters = [f for f in seen.elements.values() if f.side == side and f.on_table and f.can_act]
+            expected = []
+            for f in shooters:
+                odds = tuple((j, float(exact_threat(seen, f.id, t.id))) for j, t in enumerate(targets))
+                odds = tuple((j, p) for j, p in odds if p > 0.0)
+                if odds:
+                    expected.append(odds)
+                pairs += len(targets)
+                nonzero += len(odds)
+            assert direct_threats(seen, side, targets) == tuple(expected)
+    assert nonzero > 0 and pairs > nonzero

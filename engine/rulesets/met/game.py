@@ -132,6 +132,7 @@ class MetTable:
     grid: tuple[tuple[float, float], ...]
     difficult_union: object
     buildings_union: object
+    cover_union: object  # None: no terrain cover
     wind_from: float
     wind_knots: float
     rain: bool
@@ -154,9 +155,11 @@ class MetTable:
         weather = scenario.weather
         difficult = tuple(f.geometry for f in scenario.terrain if f.difficult)
         buildings = tuple(f.geometry for f in scenario.terrain if f.kind == "buildings")
+        cover = tuple(f.geometry for f in scenario.terrain if f.cover != "none")
         difficult_union = shapely.union_all(list(difficult)) if difficult else None
         buildings_union = shapely.union_all(list(buildings)) if buildings else None
-        for geometry in (difficult_union, buildings_union):
+        cover_union = shapely.union_all(list(cover)) if cover else None
+        for geometry in (difficult_union, buildings_union, cover_union):
             if geometry is not None:
                 shapely.prepare(geometry)
         return cls(
@@ -168,12 +171,13 @@ class MetTable:
             line_of_fire=line_of_fire,
             own_edge={side.id: side.edge for side in scenario.sides},
             blocking=tuple(f.geometry for f in scenario.terrain if f.blocks_sight),
-            cover=tuple(f.geometry for f in scenario.terrain if f.cover != "none"),
+            cover=cover,
             difficult=difficult,
             buildings=buildings,
             features={f.id: f for f in scenario.terrain},
             grid=grid,
             difficult_union=difficult_union,
+            cover_union=cover_union,
             buildings_union=buildings_union,
             wind_from=float(weather.wind_from) if weather else 0.0,
             wind_knots=float(weather.wind_knots) if weather else 0.0,
@@ -914,7 +918,7 @@ class MetState(GameState):
                 e.facing = bearing_between(start, end)
                 e.position = end
                 e.moved = True
-                e.path_cover = path_cover_fraction(start, end, self.table.cover)
+                e.path_cover = path_cover_fraction(start, end, self.table.cover_union)
                 if e.blind in self.blinds:
                     self.blinds[e.blind].position = end
                 self._pos_version += 1

@@ -352,6 +352,16 @@ class _Describer:
         self.enemy = state.table.other(self.side)
         self._located = None
         self._goal = None  # element -> the objective it makes for
+        self._covered: dict = {}  # point -> in cover there now (no move of its own counted)
+
+    def cover_at(self, points) -> None:
+        """Find out once, in one call, which of ``points`` lie in cover (the moves' starts and
+        ends: a decision lists hundreds of moves from a few starts)."""
+        fresh = list(dict.fromkeys(p for p in points if p not in self._covered))
+        if fresh:
+            state = self.state
+            mask = cover_mask(fresh, state.table.cover, state.screens_now(), None, state.rules)
+            self._covered.update(zip(fresh, map(bool, mask)))
 
     def located(self):
         if self._located is None:
@@ -412,11 +422,11 @@ class _Describer:
         advance = 0.0 if goal is None else (math.dist(start, goal) - math.dist(end, goal)) / single
         dx, dy = {"south": (0, -1), "north": (0, 1), "west": (-1, 0), "east": (1, 0)}[state.table.own_edge[self.side]]
         withdraw = ((end[0] - start[0]) * dx + (end[1] - start[1]) * dy) / single
-        covered = cover_mask([start, end], state.table.cover, state.screens_now(), None, state.rules)
+        self.cover_at((start, end))
         on = any(math.dist(end, o.position) <= o.radius for o in state.scenario.objectives)
         return {
             "kind": "move", "actors": (e.id,), "to": end, "end": end, "advance": advance, "withdraw": withdraw,
-            "cover": int(covered[1]) - int(covered[0]), "objective": bool(on),
+            "cover": int(self._covered[end]) - int(self._covered[start]), "objective": bool(on),
         }
 
     def fire(self, action: Fire) -> dict:
@@ -498,4 +508,7 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     missions are described by their kind alone. The dicts are read-only.
     """
     describer = _Describer(state, detail)
+    actions = list(actions)
+    moves = [a for a in actions if type(a) is Move]
+    describer.cover_at([p for a in moves for p in (state.elements[a.element].position, a.point)])
     return [describer.describe(a) for a in actions]

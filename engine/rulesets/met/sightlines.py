@@ -42,6 +42,7 @@ from collections.abc import Sequence
 import numpy as np
 import shapely
 from shapely.geometry import Polygon
+from shapely.geometry.base import BaseGeometry
 
 from engine.geometry import Density, Screen
 from engine.rulesets import RulesetData
@@ -188,15 +189,17 @@ def cover_mask(
     return covered
 
 
-def path_cover_fraction(start, end, cover_terrain: Sequence[Polygon]) -> float | None:
+def path_cover_fraction(start, end, cover_terrain: Sequence[Polygon] | BaseGeometry | None) -> float | None:
     """Share of the straight move from ``start`` to ``end`` that lies in terrain cover (None: no move).
 
-    Smoke is deliberately not an argument: MET-16 denies it.
+    ``cover_terrain`` is the cover's polygons, or their union when the caller keeps it (a game
+    moves thousands of times over the same terrain). Smoke is deliberately not an argument:
+    MET-16 denies it.
     """
     if tuple(start) == tuple(end):
         return None
     path = shapely.LineString([start, end])
-    if not cover_terrain:
+    if cover_terrain is None or (not isinstance(cover_terrain, BaseGeometry) and not cover_terrain):
         return 0.0
-    covered = shapely.union_all(list(cover_terrain))
+    covered = cover_terrain if isinstance(cover_terrain, BaseGeometry) else shapely.union_all(list(cover_terrain))
     return float(path.intersection(covered).length / path.length)

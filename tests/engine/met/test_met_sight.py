@@ -7,6 +7,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import shapely
 
 from engine.geometry import Density, Screen, footprint, rectangle
 from engine.rulesets.met.actions import Grenade, Move
@@ -69,6 +70,11 @@ def test_met_16_leaving_smoke_into_the_open_is_not_cover():
     # smoke never counts for the half-move rule: only terrain cover is an argument
     assert path_cover_fraction((500, 318), (500, 338), []) == 0.0
     assert path_cover_fraction((300, 318), (300, 338), [rectangle((300, 315), 40, 30)]) == pytest.approx(0.6)
+    # the union a game keeps gives what the polygons give; two overlapping woods count once
+    woods = [rectangle((300, 315), 40, 30), rectangle((300, 325), 40, 30)]
+    assert path_cover_fraction((300, 318), (300, 358), shapely.union_all(woods)) == path_cover_fraction((300, 318), (300, 358), woods)
+    assert path_cover_fraction((300, 318), (300, 358), woods) == pytest.approx(0.55)
+    assert path_cover_fraction((300, 318), (300, 338), None) == 0.0
     covered = cover_mask([(500, 338), (300, 338)], [rectangle((300, 315), 40, 30)], [], [0.0, 0.6])
     assert covered.tolist() == [False, True]
 

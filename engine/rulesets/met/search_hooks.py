@@ -88,6 +88,7 @@ def resample_hidden(state, side: str, rng):
     real = moved[: len(unseen)] + chosen
     order = [real[i] for i in rng.permutation(len(real))]
     placed = dict(zip(unseen, order))
+    state._picture()  # drawn once here, every world redraws only the pieces it moved
     world = state.clone()
     world.rng = np.random.default_rng(int(rng.integers(2**63)))
     for b in live:
@@ -111,7 +112,9 @@ def resample_hidden(state, side: str, rng):
         world.stage -= 1
     world._pos_version += 1
     world._version += 1
-    world._picture_cache = world._cover_cache = world._threat_cache = world._legal_cache = None
+    # the sight picture stays: it is redrawn for the pieces that moved (the unseen elements put
+    # under their markers), since a line's code depends only on its two ends and the smoke
+    world._cover_cache = world._threat_cache = world._legal_cache = None
     world._candidates = {}
     return world
 

@@ -40,13 +40,19 @@ VARIANTS = {"lattice": NO_MORE_MOVES, "every element": RingMoves(), "focus 2": R
 
 def movement_positions(name: str, games: int, every: int) -> list:
     """Every ``every``-th movement decision of ``games`` seeded greedy games on map ``name``."""
+    return decision_positions(name, games, every, phase="move")
+
+
+def decision_positions(name: str, games: int, every: int, phase: str | None = None) -> list:
+    """Every ``every``-th decision with a choice (in ``phase`` only, when given) of ``games``
+    seeded greedy games on map ``name``."""
     scenario = load_scenario(map_path(name))
     found: list = []
     for game in range(games):
         seen = [0]
 
         def keep(state, mover, action):
-            if not state.is_chance_node() and state.phase == "move" and len(state.legal_actions()) > 1:
+            if not state.is_chance_node() and phase in (None, state.phase) and len(state.legal_actions()) > 1:
                 if seen[0] % every == 0:
                     found.append(state.clone())
                 seen[0] += 1

@@ -35,19 +35,19 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "experiments"))
 
 import engine.rulesets.met.game as met_game  # noqa: E402
 import engine.sight as sight  # noqa: E402
-from agent.maps import map_names, map_path  # noqa: E402
-from agent.match import play_game  # noqa: E402
-from agent.players import GreedyPlayer, SearchPlayer  # noqa: E402
+from agent.maps import map_names  # noqa: E402
+from agent.players import SearchPlayer  # noqa: E402
 from agent.players.greedy import GreedyPolicy  # noqa: E402
 from agent.search.destinations import RingMoves  # noqa: E402
+from bench_destinations import decision_positions  # noqa: E402
 from engine.rulesets.met import search_hooks  # noqa: E402
 from engine.rulesets.met.elements import BlindMarker, Element  # noqa: E402
 from engine.rulesets.met.hooks import exact_threat  # noqa: E402
 from engine.rulesets.met.sightlines import cover_mask, path_cover_fraction  # noqa: E402
-from engine.scenario import load_scenario  # noqa: E402
 
 
 class _Forgetful(dict):
@@ -133,25 +133,6 @@ def step_before(tables):
             setattr(owner, name, value)
 
 
-def positions(name: str, games: int, every: int) -> list:
-    """Every ``every``-th decision with a choice of ``games`` seeded greedy games on map ``name``."""
-    scenario = load_scenario(map_path(name))
-    found: list = []
-    for game in range(games):
-        seen = [0]
-
-        def keep(state, mover, action):
-            if not state.is_chance_node() and len(state.legal_actions()) > 1:
-                if seen[0] % every == 0:
-                    found.append(state.clone())
-                seen[0] += 1
-
-        a, b = (s.id for s in scenario.sides)
-        play_game(scenario.new_game(seed=1000 * game + 1), {a: GreedyPlayer(2 * game + 1), b: GreedyPlayer(2 * game + 2)},
-                  on_step=keep)
-    return found
-
-
 def ranking(state):
     return GreedyPolicy(np.random.default_rng(0), more=RingMoves()).ranked(state.clone())
 
@@ -174,7 +155,7 @@ def main(argv=None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of each version")
     parser.add_argument("--maps", nargs="*", default=map_names("met"))
     args = parser.parse_args(argv)
-    states = [s for name in args.maps for s in positions(name, args.games, args.every)]
+    states = [s for name in args.maps for s in decision_positions(name, args.games, args.every)]
     tables = {id(s.table): s.table for s in states}.values()
     print(f"{len(states)} decisions on {', '.join(args.maps)} ({args.games} greedy games a map, one in {args.every})")
     workloads = {"greedy ranking": ranking, f"AI decision, {args.iterations} simulations":

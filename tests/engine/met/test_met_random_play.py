@@ -89,19 +89,24 @@ def test_met_random_play_every_map(path):
     assert endings  # games end, with a result
 
 
-def test_met_random_play_is_reproducible_and_clones_are_independent():
-    path = MET_MAPS[0]
-    a, _ = play_random_game(path, 11, check=False)
-    b, _ = play_random_game(path, 11, check=False)
-    assert a.history == b.history
-    state = load_scenario(path).new_game(seed=5)
-    rng = np.random.default_rng(5)
-    for _ in range(60):
+def _played(state, seed: int, steps: int):
+    """``state`` after ``steps`` random steps (chance by its own generator), in place."""
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
         if state.is_chance_node():
             state.apply_action(state.sample_chance())
         else:
             actions = state.legal_actions()
             state.apply_action(actions[rng.integers(len(actions))])
+    return state
+
+
+def test_met_random_play_is_reproducible_and_clones_are_independent():
+    path = MET_MAPS[0]
+    a, _ = play_random_game(path, 11, check=False)
+    b, _ = play_random_game(path, 11, check=False)
+    assert a.history == b.history
+    state = _played(load_scenario(path).new_game(seed=5), seed=5, steps=60)
     copy = state.clone()
     before = (list(copy.history), {k: (e.position, e.status) for k, e in copy.elements.items()})
     while not state.is_terminal():
@@ -116,14 +121,7 @@ def test_met_clone_copies_every_element_field_and_the_generator():
     field list to account)."""
     import dataclasses
 
-    state = load_scenario(MET_MAPS[0]).new_game(seed=5)
-    rng = np.random.default_rng(3)
-    for _ in range(80):
-        if state.is_chance_node():
-            state.apply_action(state.sample_chance())
-        else:
-            actions = state.legal_actions()
-            state.apply_action(actions[rng.integers(len(actions))])
+    state = _played(load_scenario(MET_MAPS[0]).new_game(seed=5), seed=3, steps=80)
     twin = state.clone()
     for records, copies in ((state.elements, twin.elements), (state.blinds, twin.blinds)):
         for key, record in records.items():

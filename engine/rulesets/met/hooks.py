@@ -19,10 +19,10 @@ from engine.options import SmokeOption
 from engine.sight import SightStatus
 
 from .actions import DirectSmoke, Discharge, Grenade, Mission
+from .data import DIE
 from .deviation import deviation_distribution
 from .direct_smoke import direct_smoke_densities, direct_smoke_landing, direct_smoke_polygon
 from .dischargers import discharger_screen, grenade_screen, launcher_screen
-from .data import DIE
 from .resolution import fire_number, hit_probability
 from .smoke import WindBand, wind_band
 
@@ -30,6 +30,9 @@ __all__ = ["exact_threat", "direct_threats", "smoke_options", "PHASES", "known_p
 
 #: The decision phases of a period.
 PHASES = ("move", "fire", "artillery")
+
+#: Range is measured with the state's tolerance (``MetState._shot_problem``).
+_REACH_EPS = 1e-6
 
 
 def exact_threat(state, firer_id: str, target_id: str) -> Fraction:
@@ -70,11 +73,12 @@ def exact_threat(state, firer_id: str, target_id: str) -> Fraction:
 
 def direct_threats(state, shooter_side: str, targets) -> tuple[tuple[tuple[int, float], ...], ...]:
     """For each element of ``shooter_side`` able to fire now, ``(index into targets, chance to
-    hit)`` for each of ``targets`` (located enemy elements on the table) it may hit:
-    :func:`exact_threat` of every such pair, as floats,
-    with the sight picture, the cover map and the modifiers read once. A leaf's features ask for
-    every pair of a position, thousands of times a search; one call a pair was a fifth of the time.
-    Elements that can hit none are left out."""
+    hit)`` for each of ``targets`` (located enemy elements on the table) it may hit.
+
+    The chances are :func:`exact_threat`'s, as floats, with the sight picture, the cover map and
+    the modifiers read once for all pairs: a leaf's features ask for every pair of a position,
+    thousands of times a search, and one call a pair was a fifth of a search's time. Elements
+    that can hit none are left out."""
     picture, cover = state._picture(), state._cover_map()
     partial = int(state.rules.setting("partial_smoke_fn_modifier"))
     covered = int(state.rules.setting("cover_fn_modifier"))
@@ -100,10 +104,6 @@ def direct_threats(state, shooter_side: str, targets) -> tuple[tuple[tuple[int, 
         if odds:
             reach.append(tuple(odds))
     return tuple(reach)
-
-
-#: Range is measured with the state's tolerance (``_shot_problem``).
-_REACH_EPS = 1e-6
 
 
 def smoke_options(state, side: str, phase: str | None = None) -> list[SmokeOption]:

@@ -110,7 +110,7 @@ def step_before(tables):
     def cover_as_before(start, end, union):
         return path_cover_fraction(start, end, polygons.get(id(union), []))
 
-    saved = [
+    patches = [
         (met_game, "copy_generator", _generator_as_before),
         (met_game, "path_cover_fraction", cover_as_before),
         (Element, "copy", copy.copy),
@@ -123,9 +123,9 @@ def step_before(tables):
         (sight, "_DENSE_INSIDE", 0),
         (sight, "_CHECKED", _Forgetful()),
     ]
-    originals = [(owner, name, owner.__dict__[name]) for owner, name, _ in saved]
+    originals = [(owner, name, owner.__dict__[name]) for owner, name, _ in patches]
     try:
-        for owner, name, value in saved:
+        for owner, name, value in patches:
             setattr(owner, name, value)
         yield
     finally:

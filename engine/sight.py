@@ -857,14 +857,14 @@ def inside(points, polygons: Sequence[Polygon], *, boundary: bool = True) -> np.
     """
     pts = _points(points, "points")
     geoms = _polygons(polygons, "polygons")
-    result = np.zeros((pts.shape[0], geoms.size), dtype=bool)
     if not (pts.shape[0] and geoms.size):
-        return result
+        return np.zeros((pts.shape[0], geoms.size), dtype=bool)
     if pts.shape[0] * geoms.size <= _DENSE_INSIDE:
         # every pair, on prepared polygons (prepared once: they are kept with the geometry)
         shapely.prepare(geoms)
         test = shapely.intersects if boundary else shapely.contains_properly
         return test(geoms[None, :], shapely.points(pts)[:, None])
     query = shapely.STRtree(geoms).query(shapely.points(pts), predicate="intersects" if boundary else "within")
+    result = np.zeros((pts.shape[0], geoms.size), dtype=bool)
     result[query[0], query[1]] = True
     return result

@@ -4,7 +4,8 @@ Players: ``random`` (uniform), ``greedy`` (best one-step expected value), ``ai``
 whole-scope plans, :class:`agent.players.SearchPlayer`) and ``openspiel-mcts`` (OpenSpiel's
 MCTSBot with random rollouts on a world drawn from its observation); on request (``--pairs`` or
 ``--players``) ``greedy-rings``, the greedy player weighing MET destinations off the engine's
-lattice too (:mod:`agent.search.destinations`). The AI and MCTSBot get the
+lattice too (:mod:`agent.search.destinations`; the AI's, which ``--search move_rings=...
+move_bearings=...`` change for both). The AI and MCTSBot get the
 same time per decision (``--time-per-decision``): both search at every decision with a choice
 (``--replan scope`` makes the AI search once per scope and follow its plan); both players'
 thinking totals are reported.
@@ -126,10 +127,8 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
         return RandomPlayer(seed)
     if name == "greedy":
         return GreedyPlayer(seed)
-    if name == "greedy-rings":  # the greedy player weighing destinations off the engine's lattice too
-        from agent.search.destinations import RingMoves
-
-        return GreedyPlayer(seed, more=RingMoves())
+    if name == "greedy-rings":  # the greedy player weighing the AI's destinations off the engine's lattice too
+        return GreedyPlayer(seed, more=search_config(search).destinations)
     if name == "ai":
         clock = time_per_decision if iterations is None else None
         return SearchPlayer(seed, time_per_decision=clock, iterations=iterations, replan=replan, config=search_config(search))

@@ -78,6 +78,7 @@ def test_the_ais_destinations_are_search_settings_and_greedy_rings_weighs_them()
     lattice = module.make_player("ai", 1, 1.0, search=module.search_options(["move_bearings=0"])).config.destinations
     assert lattice(None) == [], "move_bearings=0 keeps the AI to the engine's lattice"
     assert module.make_player("greedy-rings", 1, 1.0).policy.more == RingMoves()
+    assert module.make_player("greedy-rings", 1, 1.0, search=options).policy.more == RingMoves((0.5, 1.0), 8)
     assert module.make_player("greedy", 1, 1.0, search=options).policy.more == NO_MORE_MOVES
 
 

@@ -4,8 +4,8 @@ Players: ``random`` (uniform), ``greedy`` (best one-step expected value), ``ai``
 whole-scope plans, :class:`agent.players.SearchPlayer`) and ``openspiel-mcts`` (OpenSpiel's
 MCTSBot with random rollouts on a world drawn from its observation); on request (``--pairs`` or
 ``--players``) ``greedy-rings``, the greedy player weighing MET destinations off the engine's
-lattice too (:mod:`agent.search.destinations`; the AI's, which ``--search move_rings=...
-move_bearings=...`` change for both). The AI and MCTSBot get the
+lattice too (:mod:`agent.search.destinations`), with the destinations and weights of the AI's
+greedy plans, so ``--search`` changes both alike (``move_bearings=24``, ``greedy_weights.risk=2``). The AI and MCTSBot get the
 same time per decision (``--time-per-decision``): both search at every decision with a choice
 (``--replan scope`` makes the AI search once per scope and follow its plan); both players'
 thinking totals are reported.
@@ -127,8 +127,9 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
         return RandomPlayer(seed)
     if name == "greedy":
         return GreedyPlayer(seed)
-    if name == "greedy-rings":  # the greedy player weighing the AI's destinations off the engine's lattice too
-        return GreedyPlayer(seed, more=search_config(search).destinations)
+    if name == "greedy-rings":  # the greedy player with the AI's greedy plans' destinations and weights
+        config = search_config(search)
+        return GreedyPlayer(seed, more=config.destinations, weights=config.greedy_weights)
     if name == "ai":
         clock = time_per_decision if iterations is None else None
         return SearchPlayer(seed, time_per_decision=clock, iterations=iterations, replan=replan, config=search_config(search))

@@ -4,8 +4,9 @@ Players: ``random`` (uniform), ``greedy`` (best one-step expected value), ``ai``
 whole-scope plans, :class:`agent.players.SearchPlayer`) and ``openspiel-mcts`` (OpenSpiel's
 MCTSBot with random rollouts on a world drawn from its observation); on request (``--pairs`` or
 ``--players``) ``greedy-rings``, the greedy player weighing MET destinations off the engine's
-lattice too (:mod:`agent.search.destinations`), with the destinations and weights of the AI's
-greedy plans, so ``--search`` changes both alike (``move_bearings=24``, ``greedy_weights.risk=2``). The AI and MCTSBot get the
+lattice too (:mod:`agent.search.destinations`) with the destinations and weights of the AI's
+greedy plans, so that ``--search`` changes both alike (``move_bearings=24``,
+``greedy_weights.risk=2``): the AI's greedy plan without the search. The AI and MCTSBot get the
 same time per decision (``--time-per-decision``): both search at every decision with a choice
 (``--replan scope`` makes the AI search once per scope and follow its plan); both players'
 thinking totals are reported.
@@ -486,7 +487,8 @@ def main(argv=None) -> int:
     parser.add_argument("--replan", choices=("always", "scope"), default="always",
                         help="the AI searches at every order (default), or once per scope and follows its plan")
     parser.add_argument("--search", nargs="*", default=[], metavar="FIELD=VALUE",
-                        help="the AI's search settings changed from the defaults (SearchConfig fields, e.g. anchor_z=2)")
+                        help="the AI's search settings changed from the defaults (SearchConfig fields, e.g. anchor_z=2; "
+                             "greedy-rings takes their destinations and greedy weights)")
     parser.add_argument("--watch", type=float, default=None, metavar="SECONDS",
                         help="take the AI's stacks from this many seconds into an order (default: budget + 20%%), "
                              "to see where orders nearly too slow spend their time (slow_orders.txt)")

@@ -22,10 +22,13 @@ from engine.errors import FireplanError
 from engine.geometry import Density
 from engine.rulesets import RulesetData, load_ruleset
 
-__all__ = ["met_rules", "schedule", "exact", "card_value", "FACES", "DIE"]
+__all__ = ["met_rules", "schedule", "exact", "card_value", "FACES", "DIE", "EPS"]
 
 #: MET rolls ten-sided dice.
 DIE = 10
+
+#: Tolerance of lengths in metres: a move, a range or a table edge this close counts as reached.
+EPS = 1e-6
 
 #: Faces of an element, named clockwise from its front, with their bearing offset from its facing.
 FACES = {"front": 0.0, "right": 90.0, "rear": 180.0, "left": 270.0}

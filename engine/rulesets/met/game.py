@@ -74,6 +74,7 @@ from .actions import (
     Reload,
     Thrower,
 )
+from .data import EPS
 from .deviation import ON_TARGET, Deviation
 from .direct_smoke import direct_smoke_densities, direct_smoke_fn, direct_smoke_polygon
 from .dischargers import (
@@ -97,7 +98,6 @@ from .smoke import WindBand, artillery_smoke, wind_band
 __all__ = ["new_game", "MetState", "MetTable", "PHASES"]
 
 _EDGE_BEARING = {"south": 0.0, "west": 90.0, "north": 180.0, "east": 270.0}
-_EPS = 1e-6
 #: When at most this share of the pieces moved since the last sight picture (under the same
 #: smoke), only their rows are drawn again (a third before; the share changes no code, only
 #: which redraws are partial; bench_met_leaf times it with the rest).
@@ -189,7 +189,7 @@ class MetTable:
         )
 
     def on_table(self, x: float, y: float) -> bool:
-        return -_EPS <= x <= self.width + _EPS and -_EPS <= y <= self.depth + _EPS
+        return -EPS <= x <= self.width + EPS and -EPS <= y <= self.depth + EPS
 
     def other(self, side: str) -> str:
         return self.sides[1] if side == self.sides[0] else self.sides[0]
@@ -765,7 +765,7 @@ class MetState(GameState):
             return f"{x:g},{y:g} is off the {self.table.width:g} x {self.table.depth:g} m table"
         distance = math.dist(e.position, (x, y))
         allowance = self._allowance(e)
-        if distance <= _EPS:
+        if distance <= EPS:
             return None
         if allowance <= 0:
             return f"{e.id} ({e.name}) cannot move"
@@ -773,9 +773,9 @@ class MetState(GameState):
             shapely.LineString([e.position, (x, y)])
         ):
             half = allowance * float(self.rules.setting("difficult_move_factor"))
-            if distance > half + _EPS:
+            if distance > half + EPS:
                 return f"{e.id} can move {half:g} m through difficult going, not {distance:.0f} m"
-        if distance > allowance + _EPS:
+        if distance > allowance + EPS:
             status = " while suppressed" if e.status is Status.SUPPRESSED else ""
             return f"{e.id} ({e.name}) moves at most {allowance:g} m a period{status}, not {distance:.0f} m"
         if e.armoured and not self.rules.setting("vehicles_enter_buildings") and self.table.buildings_union is not None:
@@ -836,7 +836,7 @@ class MetState(GameState):
     @staticmethod
     def _toward(start, end, distance: float) -> tuple[float, float]:
         length = math.dist(start, end)
-        if length <= _EPS:
+        if length <= EPS:
             return (round(start[0]), round(start[1]))
         step = min(distance, length)
         return (
@@ -893,7 +893,7 @@ class MetState(GameState):
         bx, by = near.x, near.y
         length = math.dist(e.position, (bx, by))
         step = min(length + 5.0, self._allowance(e))
-        return self._toward(e.position, (bx, by), step) if length > _EPS else (bx, by)
+        return self._toward(e.position, (bx, by), step) if length > EPS else (bx, by)
 
     def _apply_move_order(self, action) -> None:
         e = self.elements[action.element]
@@ -918,7 +918,7 @@ class MetState(GameState):
         elif isinstance(action, Move):
             e.acted = True
             start, end = e.position, action.point
-            if math.dist(start, end) > _EPS:
+            if math.dist(start, end) > EPS:
                 e.facing = bearing_between(start, end)
                 e.position = end
                 e.moved = True
@@ -1042,7 +1042,7 @@ class MetState(GameState):
         if e.fn_against(target) <= 0:
             return f"{e.id} ({e.name}) cannot harm {'armoured' if target.armoured else 'soft'} targets"
         distance = self._distance(e, target)
-        if distance > e.range + _EPS:
+        if distance > e.range + EPS:
             return f"{target.id} is {distance:.0f} m away, beyond {e.id}'s range of {e.range:g} m"
         if picture.sees(e.id, target.id) == SightStatus.BLOCKED:
             return f"{e.id} cannot see {target.id}: terrain or full smoke is in the way (MET-15)"
@@ -1053,7 +1053,7 @@ class MetState(GameState):
         radius = float(self.rules.setting("direct_smoke_aim_radius"))
         found = []
         for target in self._smoke_aims(picture, e):
-            if math.dist(target[1], point) <= radius + _EPS:
+            if math.dist(target[1], point) <= radius + EPS:
                 found.append(target)
         return found
 
@@ -1076,7 +1076,7 @@ class MetState(GameState):
         return [
             t
             for t in self._located(e.side)
-            if t.infantry and t.moved and self._distance(e, t) <= reach + _EPS and picture.sees(e.id, t.id) != SightStatus.BLOCKED
+            if t.infantry and t.moved and self._distance(e, t) <= reach + EPS and picture.sees(e.id, t.id) != SightStatus.BLOCKED
         ]
 
     def _fire_actions(self, side: str) -> list:
@@ -1382,7 +1382,7 @@ class MetState(GameState):
         for objective in self.scenario.objectives:
             on: dict[str, bool] = {}
             for e in self.elements.values():
-                if e.on_table and e.alive and math.dist(e.position, objective.position) <= objective.radius + _EPS:
+                if e.on_table and e.alive and math.dist(e.position, objective.position) <= objective.radius + EPS:
                     on[e.side] = on.get(e.side, False) or e.status is Status.OK
             holders = [side for side, fit in on.items() if fit and len(on) == 1]
             if not holders or holders[0] == self.holders[objective.id]:

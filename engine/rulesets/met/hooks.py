@@ -19,7 +19,7 @@ from engine.options import SmokeOption
 from engine.sight import SightStatus
 
 from .actions import DirectSmoke, Discharge, Grenade, Mission
-from .data import DIE
+from .data import DIE, EPS
 from .deviation import deviation_distribution
 from .direct_smoke import direct_smoke_densities, direct_smoke_landing, direct_smoke_polygon
 from .dischargers import discharger_screen, grenade_screen, launcher_screen
@@ -30,10 +30,6 @@ __all__ = ["exact_threat", "direct_threats", "smoke_options", "PHASES", "known_p
 
 #: The decision phases of a period.
 PHASES = ("move", "fire", "artillery")
-
-#: Range is measured with the state's tolerance (``MetState._shot_problem``).
-_REACH_EPS = 1e-6
-
 
 def exact_threat(state, firer_id: str, target_id: str) -> Fraction:
     """Exact probability that the firer's fire hits the target now (0 when it cannot fire at it)."""
@@ -89,7 +85,7 @@ def direct_threats(state, shooter_side: str, targets) -> tuple[tuple[tuple[int, 
     for firer in state.elements.values():
         if firer.side != shooter_side or not firer.on_table or not firer.can_act:
             continue
-        row, where, limit = sight[rows[firer.id]], firer.position, firer.range + _REACH_EPS
+        row, where, limit = sight[rows[firer.id]], firer.position, firer.range + EPS
         odds = []
         for j, target, column, position, cover_modifier in aimed:
             fn = firer.fn_against(target)

@@ -6,7 +6,9 @@ MCTSBot with random rollouts on a world drawn from its observation); on request 
 ``--players``) ``greedy-rings``, the greedy player weighing MET destinations off the engine's
 lattice too (:mod:`agent.search.destinations`) with the destinations and weights of the AI's
 greedy plans, so that ``--search`` changes both alike (``move_bearings=24``,
-``greedy_weights.risk=2``): the AI's greedy plan without the search. The AI and MCTSBot get the
+``greedy_weights.risk=2``): the AI's greedy plan without the search; and ``greedy-smoke``, the
+greedy player that lays whatever screen the smoke planner advises (``fireplan smoke``), to
+measure that advice in play. The AI and MCTSBot get the
 same time per decision (``--time-per-decision``): both search at every decision with a choice
 (``--replan scope`` makes the AI search once per scope and follow its plan); both players'
 thinking totals are reported.
@@ -70,10 +72,12 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from agent.maps import map_names, map_path  # noqa: E402
+from agent.players import GreedyPlayer  # noqa: E402
 from agent.search.settings import search_config, search_options  # noqa: E402
+from agent.smoke import plan_smoke  # noqa: E402
 from agent.stress.report import wilson  # noqa: E402
 
-PLAYERS = ("random", "greedy", "greedy-rings", "ai", "openspiel-mcts")
+PLAYERS = ("random", "greedy", "greedy-rings", "greedy-smoke", "ai", "openspiel-mcts")
 ISSUE_PLAYERS = ("random", "greedy", "ai", "openspiel-mcts")  # the issue's four: every pair of them by default
 SLACK = 1.2  # a decision may run to budget + 20% (issue 7)
 TARGETS = {("ai", "random"): 0.90, ("ai", "greedy"): 0.65, ("ai", "openspiel-mcts"): 0.65}
@@ -122,7 +126,7 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
                 iterations: int | None = None):
     """``name``'s player; the AI with ``iterations`` simulations a decision and no time limit when
     they are given (the same games on any machine, however busy), else ``time_per_decision``."""
-    from agent.players import GreedyPlayer, RandomPlayer, SearchPlayer
+    from agent.players import RandomPlayer, SearchPlayer
 
     if name == "random":
         return RandomPlayer(seed)
@@ -131,6 +135,8 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
     if name == "greedy-rings":  # the greedy player with the AI's greedy plans' destinations and weights
         config = search_config(search)
         return GreedyPlayer(seed, more=config.destinations, weights=config.greedy_weights)
+    if name == "greedy-smoke":
+        return SmokeAdviceGreedy(seed)
     if name == "ai":
         clock = time_per_decision if iterations is None else None
         return SearchPlayer(seed, time_per_decision=clock, iterations=iterations, replan=replan, config=search_config(search))
@@ -139,6 +145,27 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
 
         return OpenSpielMCTSPlayer(seed, time_per_decision=time_per_decision)
     raise ValueError(f"unknown player {name!r}: one of {', '.join(PLAYERS)}")
+
+
+SMOKE_TICKS = 3  # greedy-smoke: the periods (MET) or phases (CHQ) a screen's blocked lines count over
+
+
+class SmokeAdviceGreedy(GreedyPlayer):
+    """``greedy-smoke``: the greedy player that lays the smoke planner's advice whenever it has
+    any that may be laid now (``plan_smoke`` as ``fireplan smoke`` gives it, greedy method, lines
+    counted over :data:`SMOKE_TICKS`, each battery's screen weighed against its fire; no clock, so
+    the games repeat exactly), and greedy's own choice otherwise: does following the advice win
+    more games than greedy's one-step choice?"""
+
+    def act(self, state):
+        side = state.current_player()
+        if state.smoke_options(side):
+            advice = plan_smoke(state, side, method="greedy", ticks=SMOKE_TICKS, time_limit=None)
+            legal = set(state.legal_actions())
+            for action in advice.actions:
+                if action in legal:
+                    return action
+        return super().act(state)
 
 
 def play(task: Task) -> Outcome:
@@ -277,7 +304,7 @@ def tasks_for(maps, pairs, games: int, time_per_decision: float, replan: str = "
                     out.append(Task(m, first, second, side, g, 1000 * g + 1, time_per_decision, replan, tuple(search),
                                     watch, iterations))
     # the slow games first, so that the workers finish together
-    weight = {"random": 0, "greedy": 1, "greedy-rings": 1, "ai": 2, "openspiel-mcts": 4}
+    weight = {"random": 0, "greedy": 1, "greedy-rings": 1, "greedy-smoke": 1, "ai": 2, "openspiel-mcts": 4}
     out.sort(key=lambda t: -(weight[t.first] + weight[t.second]))
     return out
 
@@ -510,7 +537,7 @@ def main(argv=None) -> int:
     for name in args.players:
         if name not in PLAYERS:
             parser.error(f"unknown player {name!r}: one of {', '.join(PLAYERS)}")
-    order = {name: i for i, name in enumerate(("ai", "greedy-rings", "greedy", "openspiel-mcts", "random"))}
+    order = {name: i for i, name in enumerate(("ai", "greedy-rings", "greedy-smoke", "greedy", "openspiel-mcts", "random"))}
     if args.pairs:
         pairs = [tuple(p.split(":")) for p in args.pairs]
     else:

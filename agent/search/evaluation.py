@@ -24,14 +24,15 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from engine.game import GameState
 
-__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "evaluate", "feature_row", "point_value",
-           "unfinished_value"]
+__all__ = ["Weights", "DEFAULT_WEIGHTS", "SEARCH_WEIGHTS", "FEATURES", "draw_chance", "evaluate", "feature_row",
+           "point_value", "unfinished_value"]
 
 #: The features an unfinished position's value is made of (``state.features``).
 FEATURES = ("morale", "objectives", "pressure", "risk", "fire", "material", "volley", "collapse", "remaining", "scale")
@@ -93,16 +94,34 @@ def unfinished_value(features: dict, weights: Weights = DEFAULT_WEIGHTS):
     return weights.ceiling * np.tanh(_points(features, weights) / width)
 
 
+def draw_chance(features: dict, weights: Weights = DEFAULT_WEIGHTS) -> float:
+    """The chance an unfinished position ends level: its point margin read as the mean of a
+    normal final margin as wide as the squashing, the chance that margin lands within half a
+    point of level. Early the width is several decisive differences and a draw is unlikely;
+    with the game nearly over it shrinks, and a level position is a likely draw."""
+    width = features["scale"] * (weights.scale + weights.early * features["remaining"])
+    margin = _points(features, weights)
+    return 0.5 * (math.erf((0.5 - margin) / (width * math.sqrt(2.0))) - math.erf((-0.5 - margin) / (width * math.sqrt(2.0))))
+
+
 def feature_row(state: GameState, side: str) -> dict[str, float]:
     """``side``'s :data:`FEATURES` in ``state``, as numbers (to fit the weights to results)."""
     features = state.features(side)
     return {k: float(features.get(k, 0.0)) for k in FEATURES}
 
 
-def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS) -> float:
-    """Value of ``state`` for ``side`` in ``[-1, 1]``; exactly antisymmetric between the sides."""
+def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS, contempt: float = 0.0) -> float:
+    """Value of ``state`` for ``side`` in ``[-1, 1]``; exactly antisymmetric between the sides.
+
+    ``contempt`` (a chess engine's word) is what a draw costs ``side``: a level finish, or an
+    unfinished position's :func:`draw_chance`, counts that much against it, so that it plays
+    to win rather than to not lose. With contempt the value is no longer antisymmetric: a
+    search that negates it for the enemy reads the enemy as glad of a draw."""
     if state.is_terminal():
         result = float(state.returns()[side])
         score = float(state.score()[side])
-        return (1.0 - weights.terminal_score) * result + weights.terminal_score * score
-    return float(unfinished_value(state.features(side), weights))
+        value = (1.0 - weights.terminal_score) * result + weights.terminal_score * score
+        return value - contempt if (contempt and result == 0.0) else value
+    features = state.features(side)
+    value = float(unfinished_value(features, weights))
+    return value - contempt * draw_chance(features, weights) if contempt else value

@@ -94,6 +94,7 @@ class SearchConfig:
     ring_focus: int = 0  # the rings of the elements leading the lattice's ranking only, this many (0: every element)
     remember: bool = True  # the player's greedy look-aheads share one memory through the scope (SearchPlayer)
     share_draws: bool = True  # the greedy plan's sampled chance nodes draw their share of the branches (see GreedyPolicy)
+    contempt: float = 0.0  # what a draw costs the searching side at the leaves (evaluate): > 0 plays to win
 
     @property
     def destinations(self) -> RingMoves:
@@ -303,7 +304,7 @@ class MacroSearch:
         if not world.is_terminal() and world.features(side).get("left", 1.0) < 1.0:
             scopes = self.config.final_rollout  # the last turn: play it out, the result is near
         sim.rollout(world, scopes)
-        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights), self.config.enumerate_limit,
+        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights, self.config.contempt), self.config.enumerate_limit,
                               check=sim.check)
         for n, edge in path:
             signed = value if n.owner == side else -value

@@ -265,3 +265,32 @@ def test_a_side_on_none_of_the_maps_is_refused_by_name(capsys):
         tournament().main(["--sides", "us", "--maps", "met_calm_bocage", "--pairs", "ai:random"])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "--sides 'us'" in err and "de, gb" in err
+
+
+def _first_decision(state, wanted, players):
+    """Play ``players`` from ``state`` until ``wanted(state)`` holds at a decision; that state."""
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        if wanted(state):
+            return state
+        state.apply_action(players[state.current_player()].act(state))
+    raise AssertionError("no such decision in the game")
+
+
+def test_greedy_smoke_lays_the_smoke_planners_advice_and_plays_greedy_where_there_is_none():
+    from agent.players import GreedyPlayer
+    from agent.smoke import plan_smoke
+    from engine.scenario import load_scenario
+
+    module = tournament()
+    state = load_scenario("maps/met_le_mesnil.json").new_game(seed=1)
+    greedy = {"gb": GreedyPlayer(3), "de": GreedyPlayer(4)}
+    artillery = _first_decision(state, lambda s: s.current_player() == "gb" and s.phase == "artillery", greedy)
+    advice = plan_smoke(artillery, "gb", method="greedy", ticks=module.SMOKE_TICKS, time_limit=None)
+    assert advice.actions, "the 25-pounders' screen is advised at the first artillery decision"
+    assert module.make_player("greedy-smoke", 3, 1.0).act(artillery) == advice.actions[0]
+    assert GreedyPlayer(3).act(artillery) != advice.actions[0], "greedy would have fired HE"
+    german = _first_decision(artillery, lambda s: s.current_player() == "de" and not s.smoke_options("de"), greedy)
+    assert module.make_player("greedy-smoke", 3, 1.0).act(german) == GreedyPlayer(3).act(german)

@@ -8,10 +8,10 @@ lattice too (:mod:`agent.search.destinations`) with the destinations and weights
 greedy plans, so that ``--search`` changes both alike (``move_bearings=24``,
 ``greedy_weights.risk=2``): the AI's greedy plan without the search; and ``greedy-smoke``, the
 greedy player that lays whatever screen the smoke planner advises (``fireplan smoke``), to
-measure that advice in play. The AI and MCTSBot get the
-same time per decision (``--time-per-decision``): both search at every decision with a choice
-(``--replan scope`` makes the AI search once per scope and follow its plan); both players'
-thinking totals are reported.
+measure that advice in play. The AI and MCTSBot get the same time per decision
+(``--time-per-decision``): both search at every decision with a choice (``--replan scope``
+makes the AI search once per scope and follow its plan); both players' thinking totals are
+reported.
 
 Games are played in *duplicate*, as luck-heavy games are compared (duplicate bridge; poker
 bots): game ``g`` with the first player on one side and game ``g`` with it on the other side

@@ -99,9 +99,9 @@ def draw_chance(features: dict, weights: Weights = DEFAULT_WEIGHTS) -> float:
     normal final margin as wide as the squashing, the chance that margin lands within half a
     point of level. Early the width is several decisive differences and a draw is unlikely;
     with the game nearly over it shrinks, and a level position is a likely draw."""
-    width = features["scale"] * (weights.scale + weights.early * features["remaining"])
+    spread = features["scale"] * (weights.scale + weights.early * features["remaining"]) * math.sqrt(2.0)
     margin = _points(features, weights)
-    return 0.5 * (math.erf((0.5 - margin) / (width * math.sqrt(2.0))) - math.erf((-0.5 - margin) / (width * math.sqrt(2.0))))
+    return 0.5 * (math.erf((0.5 - margin) / spread) - math.erf((-0.5 - margin) / spread))
 
 
 def feature_row(state: GameState, side: str) -> dict[str, float]:
@@ -111,7 +111,8 @@ def feature_row(state: GameState, side: str) -> dict[str, float]:
 
 
 def evaluate(state: GameState, side: str, weights: Weights = DEFAULT_WEIGHTS, contempt: float = 0.0) -> float:
-    """Value of ``state`` for ``side`` in ``[-1, 1]``; exactly antisymmetric between the sides.
+    """Value of ``state`` for ``side`` in ``[-1, 1]``; without contempt exactly antisymmetric
+    between the sides.
 
     ``contempt`` (a chess engine's word) is what a draw costs ``side``: a level finish, or an
     unfinished position's :func:`draw_chance`, counts that much against it, so that it plays

@@ -304,7 +304,8 @@ class MacroSearch:
         if not world.is_terminal() and world.features(side).get("left", 1.0) < 1.0:
             scopes = self.config.final_rollout  # the last turn: play it out, the result is near
         sim.rollout(world, scopes)
-        value = expected_leaf(world, lambda s: evaluate(s, side, self.config.weights, self.config.contempt), self.config.enumerate_limit,
+        config = self.config
+        value = expected_leaf(world, lambda s: evaluate(s, side, config.weights, config.contempt), config.enumerate_limit,
                               check=sim.check)
         for n, edge in path:
             signed = value if n.owner == side else -value

@@ -139,8 +139,7 @@ class SearchPlayer(Player):
         result = self._search(state, side, state.plan_scope(side))
         if result.plan is None:
             return [PlannedAction(self._complete(state, side), "no plan: the posture's best order")]
-        header = (f"{result.plan.label} [{result.plan.source}; value {result.value:+.2f} over "
-                  f"{result.iterations} simulations]")
+        header = reason_header(result)
         steps = list(result.plan.steps)
         first = next((i for i, s in enumerate(steps) if state.is_legal(s.action)), None)
         if first is None:
@@ -263,3 +262,13 @@ def _warm_up() -> None:
 
 #: The AI opponent under its plain name.
 AIPlayer = SearchPlayer
+
+
+def reason_header(result: SearchResult) -> str:
+    """The chosen plan's label, its source and what the search learnt of its value: a plan
+    chosen before any simulation (its making took the order's time) has no value to show."""
+    if result.iterations:
+        known = f"value {result.value:+.2f} over {result.iterations} simulations"
+    else:
+        known = "not simulated: making it took the order's time"
+    return f"{result.plan.label} [{result.plan.source}; {known}]"

@@ -263,6 +263,24 @@ def test_plan_gives_the_whole_scope_with_reasons():
     assert state.is_legal(steps[0].action)
 
 
+def test_a_plan_chosen_before_any_simulation_shows_no_value():
+    """When making the greedy plan took the whole order, the reason says so rather than showing
+    a value of +0.00 over 0 simulations."""
+    from dataclasses import replace
+
+    from agent.players.search import reason_header
+
+    state = _decision(MAPS / "chq_smoke_advance.json", skip=3)
+    player = SearchPlayer(seed=2, iterations=8, time_per_decision=None)
+    player.plan(state)
+    searched = player.last
+    assert reason_header(searched) == (f"{searched.plan.label} [{searched.plan.source}; value "
+                                       f"{searched.value:+.2f} over 8 simulations]")
+    unsimulated = reason_header(replace(searched, value=0.0, iterations=0))
+    assert unsimulated.endswith("; not simulated: making it took the order's time]")
+    assert "+0.00" not in unsimulated
+
+
 def test_search_needs_a_budget():
     with pytest.raises(ValueError):
         SearchPlayer(time_per_decision=None, iterations=None)

@@ -47,10 +47,21 @@ def _names(actors) -> str:
     return ", ".join(actors[:-1]) + " and " + actors[-1]
 
 
+#: Kinds whose sentence needs the actors and the point, which a cheap description may leave out.
+_WHO_AND_WHERE = ("artillery", "smoke")
+
+
+def _subject(actors) -> str:
+    """The order's actors as its clause's subject, with a space; nothing when the description
+    names none (a cheap one), the ordering side being the sentence's subject then."""
+    return f"{_names(actors)} " if actors else ""
+
+
 def _what(info: dict) -> str:
     """What the order does, in words, from ``describe_actions``' facts about it."""
     kind = info.get("kind", "")
     who = _names(info.get("actors"))
+    subject = _subject(info.get("actors"))
     if kind == "chain":
         return f"takes a dice chain of {info.get('dice', '?')} dice to activate its units"
     if kind == "group":
@@ -63,21 +74,21 @@ def _what(info: dict) -> str:
             phrase += ", into cover"
         return phrase
     if kind == "fire":
-        phrase = f"{who} fires at {info.get('target', 'the enemy')}"
+        phrase = f"{subject}fires at {info.get('target', 'the enemy')}"
         harm = info.get("harm")
         if isinstance(harm, (int, float)) and harm > 0:
             phrase += f" (expected harm {harm:.2f})"
         return phrase
     if kind == "smoke":
         at = info.get("at")
-        return f"{who} lays smoke" + (f" at {_point(at)}" if at is not None else " close by")
+        return f"{subject}lays smoke" + (f" at {_point(at)}" if at is not None else " close by")
     if kind == "artillery":
         at = info.get("at")
-        return f"{who} brings down artillery" + (f" on {_point(at)}" if at is not None else "")
+        return f"{subject}brings down artillery" + (f" on {_point(at)}" if at is not None else "")
     if kind == "hold":
-        return f"{who} holds"
+        return f"{subject}holds"
     if kind == "reload":
-        return f"{who} reloads"
+        return f"{subject}reloads"
     if kind in ("end", "pass"):
         return "is done for now" if kind == "end" else "lets the moment pass"
     return ""
@@ -89,6 +100,8 @@ def order_sentence(state, action: Hashable, reason: str = "", side: str | None =
     info: dict = {}
     try:
         info = state.describe_actions([action], detail=False)[0] or {}
+        if info.get("kind") in _WHO_AND_WHERE and not info.get("actors"):  # a cheap description: ask for the rest
+            info = state.describe_actions([action], detail=True)[0] or info
     except Exception:  # narration must never stop a game
         info = {}
     what = _what(info)

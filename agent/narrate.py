@@ -47,13 +47,9 @@ def _names(actors) -> str:
     return ", ".join(actors[:-1]) + " and " + actors[-1]
 
 
-#: Kinds whose sentence needs the actors and the point, which a cheap description may leave out.
-_WHO_AND_WHERE = ("artillery", "smoke")
-
-
 def _subject(actors) -> str:
     """The order's actors as its clause's subject, with a space; nothing when the description
-    names none (a cheap one), the ordering side being the sentence's subject then."""
+    names none, the ordering side being the sentence's subject then."""
     return f"{_names(actors)} " if actors else ""
 
 
@@ -100,8 +96,6 @@ def order_sentence(state, action: Hashable, reason: str = "", side: str | None =
     info: dict = {}
     try:
         info = state.describe_actions([action], detail=False)[0] or {}
-        if info.get("kind") in _WHO_AND_WHERE and not info.get("actors"):  # a cheap description: ask for the rest
-            info = state.describe_actions([action], detail=True)[0] or info
     except Exception:  # narration must never stop a game
         info = {}
     what = _what(info)

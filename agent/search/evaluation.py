@@ -90,8 +90,12 @@ def _points(f: dict, weights: Weights):
 def unfinished_value(features: dict, weights: Weights = DEFAULT_WEIGHTS):
     """The value of an unfinished position from its features: numbers, or arrays of many
     positions' features at once (``experiments/fit_evaluation.py`` fits the weights so)."""
-    width = features["scale"] * (weights.scale + weights.early * features["remaining"])
-    return weights.ceiling * np.tanh(_points(features, weights) / width)
+    return weights.ceiling * np.tanh(_points(features, weights) / _width(features, weights))
+
+
+def _width(features: dict, weights: Weights):
+    """The squashing's width in points: the decisive difference, wider with more of the game left."""
+    return features["scale"] * (weights.scale + weights.early * features["remaining"])
 
 
 def draw_chance(features: dict, weights: Weights = DEFAULT_WEIGHTS) -> float:
@@ -99,7 +103,7 @@ def draw_chance(features: dict, weights: Weights = DEFAULT_WEIGHTS) -> float:
     normal final margin as wide as the squashing, the chance that margin lands within half a
     point of level. Early the width is several decisive differences and a draw is unlikely;
     with the game nearly over it shrinks, and a level position is a likely draw."""
-    spread = features["scale"] * (weights.scale + weights.early * features["remaining"]) * math.sqrt(2.0)
+    spread = _width(features, weights) * math.sqrt(2.0)
     margin = _points(features, weights)
     return 0.5 * (math.erf((0.5 - margin) / spread) - math.erf((-0.5 - margin) / spread))
 

@@ -27,3 +27,21 @@ def test_action_kind_names_what_describe_actions_names(path):
         state.apply_action(player.act(state))
         decisions += 1
     assert {"move", "fire"} <= kinds and kinds & {"smoke", "artillery", "barrage"}, kinds
+
+
+@pytest.mark.parametrize("path", MAPS, ids=lambda p: p.stem)
+def test_a_cheap_description_names_the_same_kind_actors_and_point_as_the_full_one(path):
+    """``detail=False`` leaves the values out, never who acts or where (narration reads them)."""
+    state = load_scenario(path).new_game(seed=3)
+    player, decisions, batteries = RandomPlayer(3), 0, 0
+    while not state.is_terminal() and decisions < 60:
+        if state.is_chance_node():
+            state.apply_action(state.sample_chance())
+            continue
+        actions = state.legal_actions()
+        for cheap, full in zip(state.describe_actions(actions, detail=False), state.describe_actions(actions)):
+            assert {k: cheap.get(k) for k in ("kind", "actors", "at")} == {k: full.get(k) for k in ("kind", "actors", "at")}
+            batteries += full["kind"] in ("artillery", "smoke") and full.get("at") is not None
+        state.apply_action(player.act(state))
+        decisions += 1
+    assert batteries, "some battery order was compared"

@@ -254,8 +254,6 @@ def _fire_balance_of(state, side: str, enemy: str) -> float:
     return total
 
 
-_BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only
-_BARE_SMOKE = {"kind": "smoke"}
 
 
 class _Describer:
@@ -317,9 +315,11 @@ class _Describer:
         if kind is OpFire:
             return self.fire(action.unit, action.target, False, opportunity=True)
         if kind is Call:
-            return self.call(action) if self.detail else _BARE_ARTILLERY
+            if not self.detail:  # who fires where, without the Comms Check, deviation and fire values
+                return {"kind": "artillery", "actors": tuple(action.batteries), "at": action.at}
+            return self.call(action)
         if kind is Smoke:
-            return {"kind": "smoke", "actors": (action.battery,), "at": action.at, "cost": 1} if self.detail else _BARE_SMOKE
+            return {"kind": "smoke", "actors": (action.battery,), "at": action.at, "cost": 1}
         if kind is Chain:
             return {"kind": "chain", "dice": action.dice, "cost": action.staff}
         if kind is Group:
@@ -544,8 +544,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     ``reveals`` (probability of turning a Blind over), ``dice`` (a chain's dice), ``cost``
     (Staff Orders or extra chain dice spent), ``continuous`` (a continuous mission).
     Artillery values include the Comms Check and the exact deviation; fire values are the
-    exact fire distribution (CHQ-3 to CHQ-6). With ``detail=False`` missions and smoke are
-    described by their kind alone, which is much cheaper. The dicts are read-only.
+    exact fire distribution (CHQ-3 to CHQ-6). With ``detail=False`` missions are
+    described by their kind, batteries and point alone, which is much cheaper. The dicts are read-only.
     """
     describer = _Describer(state, detail)
     return [describer.describe(a) for a in actions]

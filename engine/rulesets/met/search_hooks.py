@@ -342,10 +342,6 @@ def _destroyed(status: Status, hits: tuple[float, ...]) -> float:
     return sum(q for k, q in enumerate(spread) if after_hits(status, k) is Status.DESTROYED)
 
 
-_BARE_ARTILLERY = {"kind": "artillery"}  # shared by the cheap descriptions (detail=False): read only
-_BARE_SMOKE = {"kind": "smoke"}
-
-
 class _Describer:
     def __init__(self, state, detail: bool = True):
         self.state = state
@@ -396,10 +392,10 @@ class _Describer:
         if kind is Fire:
             return self.fire(action)
         if kind is Mission:
-            if not self.detail:
-                return _BARE_SMOKE if action.kind == "smoke" else _BARE_ARTILLERY
             if action.kind == "smoke":
                 return {"kind": "smoke", "actors": (action.battery,), "at": action.point}
+            if not self.detail:  # who fires where, without the exact values
+                return {"kind": "artillery", "actors": (action.battery,), "at": action.point}
             return self.mission(action)
         if kind in (Discharge, Grenade, Launch, DirectSmoke):
             out = {"kind": "smoke", "actors": (action.element,)}
@@ -507,8 +503,8 @@ def describe_actions(state, actions, detail: bool = True) -> list[dict]:
     at the end minus now, MET-15/16), ``objective``, ``harm`` (expected hits: the exact
     MET-18 hit probability, or for HE the exact MET-2 deviation over the beaten zone times the
     d10), ``kill`` (expected elements destroyed), ``own_harm`` (hits on own elements under
-    HE), ``reveals`` (probability of turning a blind over). With ``detail=False`` battery
-    missions are described by their kind alone. The dicts are read-only.
+    HE), ``reveals`` (probability of turning a blind over). With ``detail=False`` HE
+    missions are described by their kind, battery and point alone. The dicts are read-only.
     """
     describer = _Describer(state, detail)
     actions = list(actions)

@@ -14,7 +14,7 @@ test. Where every order ends alike, a better choice at that decision wins nothin
 deep the search that finds it. Written to ``--out``: ``playouts.csv`` (one row a playout),
 ``summary.md`` and ``stakes.png`` (mean result by order, with its interval).
 
-Run: ``python experiments/decision_stakes.py --map met_le_mesnil --seeds 90 --workers 2``
+Run: ``python experiments/decision_stakes.py --map met_le_mesnil --orders 4 --workers 2``
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def main(argv=None) -> int:
     parser.add_argument("--game", type=int, default=0, help="tournament game number (seed 1000 g + 1)")
     parser.add_argument("--decision", type=int, default=0, help="decisions with a choice played before the position")
     parser.add_argument("--orders", type=int, default=3, help="the greedy ranking's best orders compared")
-    parser.add_argument("--seeds", type=int, default=30, help="dice streams each order is played out on")
+    parser.add_argument("--seeds", type=int, default=60, help="dice streams each order is played out on")
     parser.add_argument("--first-seed", type=int, default=0, help="the first dice stream (fresh streams: a higher one)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes")
     parser.add_argument("--out", type=Path, default=ROOT / "experiments" / "results" / "decision_stakes", help="output folder")

@@ -72,7 +72,7 @@ def reach(position: Position):
     from engine.scenario import load_scenario
 
     state = load_scenario(map_path(position.map)).new_game(seed=position.seed)
-    sides = state.table.sides
+    sides = _sides(state)
     lead = {side: GreedyPlayer(seed) for side, seed in zip(sides, LEAD_SEEDS)}
     made = 0
     while not state.is_terminal():
@@ -92,6 +92,11 @@ def reach(position: Position):
     return state, [chosen] + ranked
 
 
+def _sides(state) -> list[str]:
+    """The scenario's side ids, in its order (both rulesets)."""
+    return [side.id for side in state.scenario.sides]
+
+
 def play(position: Position, rank: int, stream: int) -> Playout:
     """One playout: the order of ``rank`` given, then greedy against greedy to the end on dice ``stream``."""
     from agent.match import play_game
@@ -102,7 +107,7 @@ def play(position: Position, rank: int, stream: int) -> Playout:
     mover = state.current_player()
     state.apply_action(orders[rank])
     state.rng = np.random.default_rng([position.seed, position.decision, stream])
-    players = {side: GreedyPlayer(10_000 + 2 * stream + i) for i, side in enumerate(state.table.sides)}
+    players = {side: GreedyPlayer(10_000 + 2 * stream + i) for i, side in enumerate(_sides(state))}
     play_game(state, players)
     return Playout(rank, str(orders[rank]), stream, float(state.returns()[mover]))
 

@@ -27,17 +27,26 @@ def test_orders_are_compared_stream_by_stream_against_the_greedy_choice():
     assert second["p"] == pytest.approx(0.5)  # 2 better, 0 worse: 2 x (1/2)^2
 
 
-def test_the_position_is_the_tournament_games_and_its_first_order_is_greedys_choice():
+@pytest.mark.parametrize("name", ["met_calm_bocage", "chq_tot_crossroads"])
+def test_the_orders_are_distinct_and_legal_and_the_first_is_greedys_choice(name):
     from agent.players import GreedyPlayer
+
+    module = stakes()
+    state, orders = module.reach(module.Position(name, 1, 0))
+    assert len(state.legal_actions()) > 1 and len(orders) > 1
+    assert len(set(orders)) == len(orders) and all(state.is_legal(o) for o in orders)
+    mover = module._sides(state).index(state.current_player())
+    assert orders[0] == GreedyPlayer(module.LEAD_SEEDS[mover]).act(state.clone())
+
+
+def test_decision_0_is_the_tournament_games_first_order():
     from engine.scenario import load_scenario
 
     module = stakes()
-    state, orders = module.reach(module.Position("met_calm_bocage", 1, 0))
+    state, _ = module.reach(module.Position("met_calm_bocage", 1, 0))
     fresh = load_scenario("maps/met_calm_bocage.json").new_game(seed=1001)
-    assert len(fresh.legal_actions()) > 1  # decision 0 is the game's first order
-    mover = fresh.table.sides.index(fresh.current_player())
-    assert orders[0] == GreedyPlayer(module.LEAD_SEEDS[mover]).act(fresh)
-    assert len(set(orders)) == len(orders) and all(state.is_legal(o) for o in orders)
+    assert len(fresh.legal_actions()) > 1  # the game opens with a choice: no order was played before it
+    assert state.legal_actions() == fresh.legal_actions() and state.current_player() == fresh.current_player()
 
 
 def test_the_same_stream_replays_the_same_playout():

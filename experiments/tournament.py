@@ -134,7 +134,8 @@ def make_player(name: str, seed: int, time_per_decision: float, replan: str = "a
         return GreedyPlayer(seed)
     if name == "greedy-rings":  # the greedy player with the AI's greedy plans' destinations and weights
         config = search_config(search)
-        return GreedyPlayer(seed, more=config.destinations, weights=config.greedy_weights)
+        return GreedyPlayer(seed, more=config.destinations, weights=config.greedy_weights,
+                            artillery_top=config.greedy_artillery_top)
     if name == "greedy-smoke":
         return SmokeAdviceGreedy(seed)
     if name == "ai":

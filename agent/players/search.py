@@ -216,6 +216,7 @@ class SearchPlayer(Player):
             try:
                 greedy = GreedyPolicy(self.rng, check=self._out_of_time, more=self.config.destinations,
                                       weights=self.config.greedy_weights, share_draws=self.config.share_draws,
+                                      artillery_top=self.config.greedy_artillery_top,
                                       memory=self._memory)
                 best = greedy.best_legal(world, state)
             except OutOfTime:

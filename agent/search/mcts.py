@@ -94,6 +94,7 @@ class SearchConfig:
     ring_focus: int = 0  # the rings of the elements leading the lattice's ranking only, this many (0: every element)
     remember: bool = True  # the player's greedy look-aheads share one memory through the scope (SearchPlayer)
     share_draws: bool = True  # the greedy plan's sampled chance nodes draw their share of the branches (see GreedyPolicy)
+    greedy_artillery_top: int = 6  # artillery and smoke calls the greedy plan weighs, best by their exact expected effect
     contempt: float = 0.0  # what a draw costs the searching side at the leaves (evaluate): > 0 plays to win
 
     @property
@@ -144,7 +145,7 @@ class MacroSearch:
         self.rng = rng
         if sources is None:
             sources = default_sources(config.alternatives, config.destinations, config.rings_first_only,
-                                      config.greedy_weights, memory, config.share_draws)
+                                      config.greedy_weights, memory, config.share_draws, config.greedy_artillery_top)
         self.sources = list(sources)
         self.config = config
         self.chance = ChanceResolver(rng, config.enumerate_limit)

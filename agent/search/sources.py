@@ -371,15 +371,17 @@ class PlannerBarrageSource:
 
 def default_sources(alternatives: int = 0, destinations: RingMoves = NO_MORE_MOVES,
                     first_only: bool = False, weights: Weights = DEFAULT_WEIGHTS,
-                    memory: ChoiceMemory | None = None, share_draws: bool = False) -> list[PlanSource]:
+                    memory: ChoiceMemory | None = None, share_draws: bool = False,
+                    artillery_top: int = 6) -> list[PlanSource]:
     """The greedy plan (the search's anchor, ranking orders with ``weights`` and weighing the
     ``destinations`` off the engine's lattice too, at its first order only when ``first_only``;
-    recalling the rankings in ``memory``; drawing their share at sampled chance nodes with ``share_draws``)
+    recalling the rankings in ``memory``; drawing their share at sampled chance nodes with ``share_draws``;
+    weighing its ``artillery_top`` best artillery and smoke calls)
     and its ``alternatives``, the balanced posture's plan, fire plans, smoke plans, the barrage
     planner, the other movement options and the fire planner's plan: in that order, as far as
     the time for candidates allows."""
     return [GreedySource(alternatives, more=destinations, more_first_only=first_only, weights=weights, memory=memory,
-                         share_draws=share_draws),
+                         share_draws=share_draws, artillery_top=artillery_top),
             MovementSource(("balanced",)),
             FireSource(), SmokeSource(), PlannerBarrageSource(),
             MovementSource(("advance", "assault", "cover", "hold", "withdraw")), PlannerFireSource()]

@@ -81,6 +81,9 @@ def test_the_ais_destinations_are_search_settings_and_greedy_rings_weighs_them()
     assert module.make_player("greedy-rings", 1, 1.0, search=options).policy.more == RingMoves((0.5, 1.0), 8)
     weighed = module.make_player("greedy-rings", 1, 1.0, search=module.search_options(["greedy_weights.risk=2"]))
     assert weighed.policy.weights.risk == 2.0, "greedy-rings ranks with the AI's greedy weights too"
+    wider = module.make_player("greedy-rings", 1, 1.0, search=module.search_options(["greedy_artillery_top=12"]))
+    assert wider.policy.artillery_top == 12, "greedy-rings weighs the AI's greedy plans' artillery shortlist too"
+    assert module.make_player("greedy", 1, 1.0).policy.artillery_top == 6
     assert module.make_player("greedy", 1, 1.0, search=options).policy.more == NO_MORE_MOVES
 
 

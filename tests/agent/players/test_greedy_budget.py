@@ -113,3 +113,22 @@ def test_a_deadline_while_the_rest_are_described_still_ranks_the_engines_first_c
     assert len(ranked_calls) == 6 and set(ranked_calls) <= set(calls[:12])
     assert len([a for a in described if isinstance(a, Mission)]) < len(calls)
     assert ranking[0][1] in ranked_calls  # fire beats ending the phase with four sections in the open
+
+
+@pytest.mark.parametrize("top", [3, 12])
+def test_the_ai_s_greedy_plan_weighs_as_many_artillery_calls_as_its_setting(top, monkeypatch):
+    """``SearchConfig.greedy_artillery_top`` is the shortlist of the search's anchor plan (the
+    greedy source) and of ``greedy-rings``: its first ranking weighs exactly that many calls."""
+    from agent.search import MacroSearch
+    from agent.search.settings import search_config, search_options
+
+    config = search_config(search_options([f"greedy_artillery_top={top}", "move_bearings=0"]))
+    state = _battery_position()
+    side = state.current_player()
+    search = MacroSearch(side, np.random.default_rng(0), config=config)
+    rankings = []
+    ranked = GreedyPolicy.ranked
+    monkeypatch.setattr(GreedyPolicy, "ranked", lambda self, *a, **k: rankings.append(ranked(self, *a, **k)) or rankings[-1])
+    world = search.world(state)
+    search.sources[0].plans(world, side, search.sim, np.random.default_rng(0))
+    assert sum(isinstance(a, Mission) for _, a in rankings[0]) == top
